@@ -1,0 +1,106 @@
+//! The command line (clap derive). Parsing does no I/O; [`crate::plan`] resolves it.
+
+use std::num::NonZeroU64;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::record::{DEFAULT_SEED, Size};
+use crate::store::StoreKind;
+
+/// Benchmark key/document stores side by side on the same workload and publish the tables.
+///
+/// With no subcommand, runs `run` (by default every store that can run here, classic suite).
+#[derive(Debug, Parser)]
+#[command(name = "dbcompare", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a suite against one or more stores (the default).
+    Run(RunArgs),
+    /// List every store: whether it can run here, and how (embedded, local server, URL).
+    List(ListArgs),
+}
+
+/// One `--store` entry: every store, or one by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreSelector {
+    All,
+    One(StoreKind),
+}
+
+fn parse_store(s: &str) -> Result<StoreSelector, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(StoreSelector::All);
+    }
+    StoreKind::from_str(s, true)
+        .map(StoreSelector::One)
+        .map_err(|_| {
+            let names: Vec<&str> = StoreKind::ALL.iter().map(|k| k.name()).collect();
+            format!(
+                "unknown store '{s}'; valid names: all, {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// The suite to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    /// The blog's sequence: INSERT micro/tiny/small one per transaction, then 40 x N searches.
+    Classic,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Stores to run: a comma list of names, or `all` (every store that can run here).
+    #[arg(long = "store", value_name = "STORES", value_delimiter = ',', default_value = "all", value_parser = parse_store)]
+    pub stores: Vec<StoreSelector>,
+
+    /// The suite to run.
+    #[arg(long, value_enum, default_value_t = Suite::Classic)]
+    pub suite: Suite,
+
+    /// Workload sizes, in order: names (micro=100, tiny=1000, small=10000, medium=100000)
+    /// or numbers of records.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "micro,tiny,small",
+        allow_hyphen_values = true
+    )]
+    pub sizes: Vec<Size>,
+
+    /// Searches per inserted record (the blog's 40).
+    #[arg(long, value_name = "N", default_value = "40")]
+    pub searches_per_insert: NonZeroU64,
+
+    /// Seed of the record and search generator (the same seed gives the same workload
+    /// everywhere).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Directory for run.json and results.md (created if needed).
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// Print nothing but warnings and errors (the files are still written).
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// SQLite: use (and keep) this database file instead of a temporary one. Its
+    /// dbcompare_records table is dropped and recreated.
+    #[arg(long, value_name = "FILE")]
+    pub sqlite_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {}

@@ -1,0 +1,96 @@
+//! The terminal side of a run: the blog's lines on stdout as each phase completes, progress
+//! bars on stderr (only when stderr is a terminal).
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::record::Size;
+use crate::report::model::{PhaseKind, PhaseResult, StoreInfo, StoreResult};
+use crate::report::text;
+use crate::suite::Observer;
+
+/// Prints a run as it goes.
+pub struct Console {
+    quiet: bool,
+    bars: bool,
+    store: String,
+    bar: Option<ProgressBar>,
+}
+
+impl Console {
+    pub fn new(quiet: bool) -> Self {
+        Console {
+            quiet,
+            bars: !quiet && std::io::stderr().is_terminal(),
+            store: String::new(),
+            bar: None,
+        }
+    }
+
+    fn line(&mut self, line: &str) {
+        if !self.quiet {
+            match &self.bar {
+                Some(bar) => bar.suspend(|| println!("{line}")),
+                None => println!("{line}"),
+            }
+        }
+    }
+}
+
+impl Observer for Console {
+    fn store_started(&mut self, store: &str) {
+        self.store = store.to_string();
+    }
+
+    fn store_described(&mut self, store: &str, info: &StoreInfo) {
+        self.line(&text::store_header(store, Some(info)));
+    }
+
+    fn size_measured(&mut self, which: &str, bytes: u64) {
+        self.line(&text::size_line(which, bytes));
+    }
+
+    fn phase_started(&mut self, kind: PhaseKind, size: &Size, ops: u64) {
+        if !self.bars {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(ops), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+                .expect("static progress template")
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(format!("{} {} {}", self.store, kind.label(), size.name));
+        bar.enable_steady_tick(Duration::from_millis(200));
+        self.bar = Some(bar);
+    }
+
+    fn progress(&mut self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
+    fn phase_finished(&mut self, phase: &PhaseResult) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        self.line(&text::phase_line(phase));
+    }
+
+    fn store_finished(&mut self, result: &StoreResult) {
+        if result.info.is_none() {
+            self.line(&text::store_header(&result.store, None));
+        }
+        if let Some(status) = text::status_line(result) {
+            if self.quiet {
+                eprintln!("{}: {status}", result.store);
+            } else {
+                self.line(&status);
+            }
+        }
+        self.line("");
+    }
+}

@@ -1,0 +1,37 @@
+//! Ctrl-C: the first one asks the run to stop after the current operation (its partial
+//! results are written, marked interrupted); a second one exits at once.
+
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
+pub const EXIT_CODE: u8 = 130;
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+static INSTALL: Once = Once::new();
+
+/// Installs the handler (once per process).
+pub fn install() {
+    INSTALL.call_once(|| {
+        let installed = ctrlc::set_handler(|| {
+            if REQUESTED.swap(true, Ordering::SeqCst) {
+                eprintln!("\ninterrupted again: exiting without writing results");
+                std::process::exit(i32::from(EXIT_CODE));
+            }
+            eprintln!(
+                "\ninterrupted: stopping after the current operation (Ctrl-C again to quit now)"
+            );
+        });
+        if let Err(e) = installed {
+            eprintln!(
+                "warning: cannot handle Ctrl-C ({e}); an interrupted run will not write results"
+            );
+        }
+    });
+}
+
+/// Whether a stop was asked for. Cheap enough to call once per operation.
+#[inline]
+pub fn requested() -> bool {
+    REQUESTED.load(Ordering::Relaxed)
+}

@@ -1,0 +1,103 @@
+//! dbcompare benchmarks key/document stores side by side on the same workload and publishes
+//! the results as tables.
+//!
+//! # Layout
+//! - [`cli`]: the command line (clap derive), no I/O.
+//! - [`plan`]: raw arguments -> a validated [`plan::RunPlan`].
+//! - [`record`]: the benchmark record and its seeded, stable generator.
+//! - [`store`]: the [`store::Store`] trait, the closed set of stores, one file per store.
+//! - [`suite`]: the runner and the suites (classic first).
+//! - [`measure`]: timers, latency histograms, errors and CPU time of a phase.
+//! - [`report`]: the `run.json` model, its renderers (text, markdown, JSON) and file output.
+//! - [`console`]: lines and progress bars while a run goes.
+//! - [`machine`]: what the run was made on.
+//! - [`interrupt`]: Ctrl-C handling.
+//! - [`error`]: usage errors (exit 2).
+
+pub mod cli;
+pub mod console;
+pub mod error;
+pub mod interrupt;
+pub mod machine;
+pub mod measure;
+pub mod plan;
+pub mod record;
+pub mod report;
+pub mod store;
+pub mod suite;
+
+use anyhow::{Context, Result};
+
+use cli::{Cli, Command};
+use plan::RunPlan;
+use report::OutputDir;
+use report::model::{Report, RunStatus, StoreStatus};
+use store::{Availability, StoreKind};
+
+/// How a run ended, as a process exit code.
+pub fn exit_code(report: &Report) -> u8 {
+    if report.status == RunStatus::Interrupted {
+        interrupt::EXIT_CODE
+    } else if report
+        .stores
+        .iter()
+        .any(|s| matches!(s.status, StoreStatus::Failed | StoreStatus::Interrupted))
+    {
+        1
+    } else {
+        0
+    }
+}
+
+/// Runs a parsed command line; returns the process exit code. Errors are usage errors
+/// ([`error::UsageError`], exit 2) or failures to write results (exit 1).
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Some(Command::List(_)) => {
+            list();
+            Ok(0)
+        }
+        Some(Command::Run(args)) => run_benchmarks(&args),
+        None => run_benchmarks(&cli.run),
+    }
+}
+
+fn list() {
+    let options = store::StoreOptions::default();
+    let rows: Vec<Vec<String>> = StoreKind::ALL
+        .iter()
+        .map(|k| {
+            let (status, how) = match k.availability(&options) {
+                Availability::Available(how) => ("available", how),
+                Availability::Unavailable(why) => ("unavailable", why),
+            };
+            vec![k.name().to_string(), status.to_string(), how]
+        })
+        .collect();
+    print!(
+        "{}",
+        report::text::table(&["store", "status", "how"], &rows, &[])
+    );
+}
+
+fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
+    let plan = RunPlan::resolve(args)?;
+    plan.check_availability()?;
+    let out = OutputDir::prepare(&plan.out)?;
+    interrupt::install();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let mut console = console::Console::new(plan.quiet);
+    let report = runtime.block_on(suite::run_plan(&plan, Some(&out), &mut console))?;
+    if !plan.quiet {
+        print!("{}", report::text::recap(&report));
+        println!(
+            "\nwrote {} and {}",
+            out.path().join("run.json").display(),
+            out.path().join("results.md").display()
+        );
+    }
+    Ok(exit_code(&report))
+}

@@ -1,0 +1,136 @@
+//! Markdown rendering (`results.md`): the run and machine, the blog's sections per store and
+//! the recap tables.
+
+use std::fmt::Write;
+
+use super::human_size;
+use super::model::{PhaseKind, Report, RunStatus, StoreResult};
+use super::text::{PHASE_HEADERS, STORE_HEADERS, phase_row, store_header, store_lines, store_row};
+
+fn escape(cell: &str) -> String {
+    cell.replace('|', "\\|")
+}
+
+fn table(headers: &[&str], rows: &[Vec<String>], numeric_from: usize) -> String {
+    let mut out = format!("| {} |\n|", headers.join(" | "));
+    for i in 0..headers.len() {
+        out.push_str(if i >= numeric_from { "---:|" } else { "---|" });
+    }
+    out.push('\n');
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+    out
+}
+
+/// The blog's recap: one row per phase, one column per store, wall time in ms.
+fn time_table(report: &Report) -> String {
+    let mut headers = vec!["phase"];
+    headers.extend(report.stores.iter().map(|s| s.store.as_str()));
+    let mut rows = Vec::new();
+    for kind in [PhaseKind::Insert, PhaseKind::Search] {
+        for size in &report.plan.sizes {
+            let mut row = vec![format!("{} {} {}", kind.label(), size.name, size.records)];
+            row.extend(report.stores.iter().map(|s| {
+                s.phase(kind, &size.name)
+                    .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
+            }));
+            rows.push(row);
+        }
+    }
+    let initial: fn(&StoreResult) -> Option<u64> = |s| s.initial_size_bytes;
+    let fin: fn(&StoreResult) -> Option<u64> = |s| s.final_size_bytes;
+    for (label, size_of) in [("initial size", initial), ("final size", fin)] {
+        let mut row = vec![label.to_string()];
+        row.extend(
+            report
+                .stores
+                .iter()
+                .map(|s| size_of(s).map_or_else(|| "-".to_string(), human_size)),
+        );
+        rows.push(row);
+    }
+    table(&headers, &rows, 1)
+}
+
+/// `results.md` for a run.
+pub fn render(report: &Report) -> String {
+    let mut out = String::from("# dbcompare results\n\n");
+    match report.status {
+        RunStatus::Complete => {}
+        RunStatus::Partial => {
+            out.push_str("**PARTIAL RUN**: not every requested store finished.\n\n")
+        }
+        RunStatus::Interrupted => out.push_str(
+            "**INTERRUPTED RUN**: stopped by Ctrl-C; only what was measured until then.\n\n",
+        ),
+    }
+    let p = &report.plan;
+    let m = &report.machine;
+    let sizes: Vec<String> = p
+        .sizes
+        .iter()
+        .map(|s| format!("{} ({})", s.name, s.records))
+        .collect();
+    let _ = writeln!(
+        out,
+        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}",
+        report.tool.name,
+        report.tool.version,
+        p.suite,
+        p.stores.join(", "),
+        sizes.join(", "),
+        p.searches_per_insert,
+        p.seed
+    );
+    let _ = writeln!(
+        out,
+        "- started {}, finished {}",
+        report.started_at, report.finished_at
+    );
+    let _ = writeln!(
+        out,
+        "- machine: {}, {} cores, {} memory, {}, kernel {} ({})\n",
+        m.cpu_model,
+        m.cores,
+        human_size(m.memory_bytes),
+        m.os,
+        m.kernel,
+        m.arch
+    );
+    for r in &report.stores {
+        let _ = writeln!(
+            out,
+            "## {}\n",
+            store_header(&r.store, r.info.as_ref()).trim_matches(|c| c == '=' || c == ' ')
+        );
+        if let Some(i) = &r.info {
+            let settings: Vec<String> = i
+                .settings
+                .iter()
+                .map(|(k, v)| format!("`{k}={v}`"))
+                .collect();
+            let _ = writeln!(out, "- settings read back: {}", settings.join(", "));
+            let _ = writeln!(out, "- search: {}", i.search_path);
+            let _ = writeln!(out, "- write: {}", i.write_path);
+            let _ = writeln!(out, "- size: {}\n", i.size_method);
+        }
+        let _ = writeln!(out, "```\n{}\n```\n", store_lines(r).join("\n"));
+    }
+    out.push_str(
+        "## Recap\n\nWall time per phase in ms (the blog's figures), and sizes on disk:\n\n",
+    );
+    out.push_str(&time_table(report));
+    out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
+    let rows: Vec<Vec<String>> = report
+        .stores
+        .iter()
+        .flat_map(|s| s.phases.iter().map(|ph| phase_row(&s.store, ph)))
+        .collect();
+    out.push_str(&table(&PHASE_HEADERS, &rows, 3));
+    out.push_str("\nStores:\n\n");
+    let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
+    out.push_str(&table(&STORE_HEADERS, &rows, STORE_HEADERS.len()));
+    out
+}

@@ -1,0 +1,134 @@
+//! Reports: the model (`run.json`), its renderers (text, markdown, JSON: pure functions of a
+//! [`model::Report`], no I/O) and [`OutputDir`], the one place that writes files.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::error::UsageError;
+
+pub mod json;
+pub mod markdown;
+pub mod model;
+pub mod text;
+
+/// `bytes` the way the blog printed sizes: `18 bytes`, `24 kB`, `3.1 MB`, `1.02 GB`
+/// (binary multiples, as PostgreSQL's pg_size_pretty).
+pub fn human_size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} bytes")
+    } else if b < KIB * KIB {
+        format!("{:.0} kB", b / KIB)
+    } else if b < KIB * KIB * KIB {
+        format!("{:.1} MB", b / (KIB * KIB))
+    } else {
+        format!("{:.2} GB", b / (KIB * KIB * KIB))
+    }
+}
+
+/// A latency in microseconds, with the precision that matters at its magnitude.
+pub fn human_us(us: f64) -> String {
+    if us < 10.0 {
+        format!("{us:.2}")
+    } else if us < 1000.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.0}")
+    }
+}
+
+/// The output directory of a run: `run.json` and `results.md`, each written atomically.
+#[derive(Debug, Clone)]
+pub struct OutputDir {
+    dir: PathBuf,
+}
+
+impl OutputDir {
+    /// Creates the directory if needed and proves it is writable, before any benchmark runs.
+    pub fn prepare(dir: &Path) -> Result<Self> {
+        let unusable = |e: std::io::Error| {
+            UsageError::new(format!(
+                "--out {}: cannot write results there: {e}",
+                dir.display()
+            ))
+        };
+        fs::create_dir_all(dir).map_err(unusable)?;
+        tempfile::Builder::new()
+            .prefix(".dbcompare-probe")
+            .tempfile_in(dir)
+            .map_err(unusable)?;
+        Ok(OutputDir {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes `run.json` and `results.md` for `report` (replacing any earlier write).
+    pub fn write(&self, report: &model::Report) -> Result<()> {
+        self.write_atomically("run.json", &json::render(report))?;
+        self.write_atomically("results.md", &markdown::render(report))
+    }
+
+    fn write_atomically(&self, name: &str, contents: &str) -> Result<()> {
+        let target = self.dir.join(name);
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}"))
+            .tempfile_in(&self.dir)
+            .with_context(|| format!("creating a temporary file in {}", self.dir.display()))?;
+        tmp.write_all(contents.as_bytes())
+            .and_then(|()| tmp.as_file().sync_all())
+            .with_context(|| format!("writing {}", target.display()))?;
+        tmp.persist(&target)
+            .with_context(|| format!("replacing {}", target.display()))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_like_the_blog() {
+        assert_eq!(human_size(18), "18 bytes");
+        assert_eq!(human_size(24 * 1024), "24 kB");
+        assert_eq!(human_size(3_250_586), "3.1 MB");
+        assert_eq!(human_size(1 << 30), "1.00 GB");
+    }
+
+    #[test]
+    fn latencies_keep_three_figures() {
+        assert_eq!(human_us(4.567), "4.57");
+        assert_eq!(human_us(45.67), "45.7");
+        assert_eq!(human_us(4567.2), "4567");
+    }
+
+    #[test]
+    fn an_unwritable_out_dir_is_a_usage_error() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let err = OutputDir::prepare(&file.path().join("sub")).unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some());
+        assert!(err.to_string().contains("--out"), "{err}");
+    }
+
+    #[test]
+    fn writes_replace_files_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        out.write_atomically("x.txt", "first").unwrap();
+        out.write_atomically("x.txt", "second").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("x.txt")).unwrap(),
+            "second"
+        );
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "temporary files left behind: {names:?}");
+    }
+}

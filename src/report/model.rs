@@ -1,0 +1,215 @@
+//! The serialized result of a run (`run.json`). Every renderer reads only this model.
+//!
+//! The schema is versioned by [`SCHEMA_VERSION`]; a change that renames or removes a field
+//! bumps it. Durations are in milliseconds (`_ms`) or microseconds (`_us`), sizes in bytes.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::Machine;
+use crate::record::Size;
+
+/// Version of the `run.json` layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole run: what was asked, where it ran, and what each store did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Version of this layout ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// `dbcompare` and its version.
+    pub tool: Tool,
+    /// `complete`, `partial` (a write of a run still going, or one that ended early) or
+    /// `interrupted` (stopped by Ctrl-C).
+    pub status: RunStatus,
+    /// Wall-clock start of the run, RFC 3339.
+    pub started_at: String,
+    /// Wall-clock end of the run (or of the last write of a partial run), RFC 3339.
+    pub finished_at: String,
+    /// What was asked for.
+    pub plan: PlanSummary,
+    /// The machine the run was made on.
+    pub machine: Machine,
+    /// One entry per requested store, in run order.
+    pub stores: Vec<StoreResult>,
+}
+
+/// The program that made a report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// Always `dbcompare`.
+    pub name: String,
+    /// The crate version.
+    pub version: String,
+}
+
+impl Tool {
+    pub fn current() -> Self {
+        Tool {
+            name: env!("CARGO_PKG_NAME").to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+/// Whether a report holds everything that was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every requested store ran to its end (successfully or not).
+    Complete,
+    /// Written while the run was still going, or the run stopped early on an error.
+    Partial,
+    /// Stopped by Ctrl-C; holds what was measured until then.
+    Interrupted,
+}
+
+/// The resolved plan, as far as it shapes the figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanSummary {
+    /// The suite that ran (`classic`).
+    pub suite: String,
+    /// Stores in run order.
+    pub stores: Vec<String>,
+    /// Workload sizes in run order.
+    pub sizes: Vec<Size>,
+    /// Searches per inserted record (the blog's 40).
+    pub searches_per_insert: u64,
+    /// Seed of the record and search generator.
+    pub seed: u64,
+}
+
+/// What happened to one store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreResult {
+    /// Store name (`sqlite`, `postgres`, ...).
+    pub store: String,
+    /// `ok`, `failed`, `skipped` or `interrupted`.
+    pub status: StoreStatus,
+    /// Why the store failed or was skipped; the first wrong answer names its unique_id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Version, settings and paths, as read back from the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<StoreInfo>,
+    /// On-disk size after the reset, before any insert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_size_bytes: Option<u64>,
+    /// On-disk size after every insert phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_size_bytes: Option<u64>,
+    /// Measured phases in run order.
+    pub phases: Vec<PhaseResult>,
+}
+
+impl StoreResult {
+    pub fn new(store: &str) -> Self {
+        StoreResult {
+            store: store.to_string(),
+            status: StoreStatus::Ok,
+            error: None,
+            info: None,
+            initial_size_bytes: None,
+            final_size_bytes: None,
+            phases: Vec::new(),
+        }
+    }
+
+    pub fn phase(&self, kind: PhaseKind, size: &str) -> Option<&PhaseResult> {
+        self.phases
+            .iter()
+            .find(|p| p.kind == kind && p.size.name == size)
+    }
+}
+
+/// The outcome of one store's run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreStatus {
+    /// Every phase ran and every answer was right.
+    Ok,
+    /// A phase failed or an answer was wrong; see `error`.
+    Failed,
+    /// Not run (for example its server is not installed); see `error`.
+    Skipped,
+    /// Stopped by Ctrl-C.
+    Interrupted,
+}
+
+/// A store's own description of itself, read back from it at the start of its run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreInfo {
+    /// Product and version as the store reports it (`SQLite 3.46.0`).
+    pub version: String,
+    /// Where it runs: `embedded`, `local server` or `url`.
+    pub deployment: String,
+    /// `durable` (a commit is on disk before it is acknowledged) or `relaxed`.
+    pub durability: String,
+    /// The settings behind `durability`, read back from the store.
+    pub settings: BTreeMap<String, String>,
+    /// How a search finds its record (index used, as the store's planner reports it).
+    pub search_path: String,
+    /// How an insert is committed (transaction, atomic single write, ...).
+    pub write_path: String,
+    /// How the on-disk size is measured.
+    pub size_method: String,
+}
+
+/// Which operation a phase measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseKind {
+    Insert,
+    Search,
+}
+
+impl PhaseKind {
+    /// The blog's upper-case label.
+    pub fn label(self) -> &'static str {
+        match self {
+            PhaseKind::Insert => "INSERT",
+            PhaseKind::Search => "SEARCH",
+        }
+    }
+}
+
+/// The figures of one measured phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseResult {
+    /// `insert` or `search`.
+    pub kind: PhaseKind,
+    /// The workload size the phase belongs to.
+    pub size: Size,
+    /// Operations attempted (inserts, or searches: searches_per_insert x records).
+    pub ops: u64,
+    /// Operations that failed or gave a wrong answer.
+    pub errors: u64,
+    /// Errors counted by kind (`wrong record`, `missing record`, `store error: ...`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_kinds: BTreeMap<String, u64>,
+    /// Whether the phase stopped before its last operation (error limit or Ctrl-C).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
+    /// Wall time of the whole phase.
+    pub wall_ms: f64,
+    /// Operations per second over the wall time.
+    pub ops_per_s: f64,
+    /// Per-operation latency.
+    pub latency_us: Latency,
+    /// Client process CPU time (user + system) over the phase, per operation. For an
+    /// embedded store this includes the store's own work.
+    pub cpu_us_per_op: f64,
+}
+
+/// Latency percentiles of one phase, in microseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    pub min: f64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+}

@@ -1,0 +1,233 @@
+//! Plain-text rendering: the blog's per-store lines (printed as each phase completes) and
+//! the recap tables printed at the end of a run.
+
+use std::fmt::Write;
+
+use super::model::{PhaseResult, Report, StoreInfo, StoreResult, StoreStatus};
+use super::{human_size, human_us};
+
+/// `== sqlite: SQLite 3.46.0, embedded, durable ==`
+pub fn store_header(store: &str, info: Option<&StoreInfo>) -> String {
+    match info {
+        Some(i) => format!(
+            "== {store}: {}, {}, {} ==",
+            i.version, i.deployment, i.durability
+        ),
+        None => format!("== {store} =="),
+    }
+}
+
+/// `initial database size: 24 kB` (`which` is `initial` or `final`).
+pub fn size_line(which: &str, bytes: u64) -> String {
+    format!("{which} database size: {}", human_size(bytes))
+}
+
+/// The blog's line: `INSERT micro 100 41.20 ms`.
+pub fn phase_line(p: &PhaseResult) -> String {
+    let mut line = format!(
+        "{} {} {} {:.2} ms",
+        p.kind.label(),
+        p.size.name,
+        p.size.records,
+        p.wall_ms
+    );
+    if p.errors > 0 || p.incomplete {
+        let _ = write!(line, "  ({} errors", p.errors);
+        if p.incomplete {
+            line.push_str(", stopped early");
+        }
+        line.push(')');
+    }
+    line
+}
+
+/// What a store's run ended with, when it did not end well.
+pub fn status_line(r: &StoreResult) -> Option<String> {
+    let what = match r.status {
+        StoreStatus::Ok => return None,
+        StoreStatus::Failed => "FAILED",
+        StoreStatus::Skipped => "SKIPPED",
+        StoreStatus::Interrupted => "INTERRUPTED",
+    };
+    Some(match &r.error {
+        Some(e) => format!("{what}: {e}"),
+        None => what.to_string(),
+    })
+}
+
+/// The blog's block of lines for one store, in run order.
+pub fn store_lines(r: &StoreResult) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(b) = r.initial_size_bytes {
+        lines.push(size_line("initial", b));
+    }
+    let (inserts, searches): (Vec<_>, Vec<_>) = r
+        .phases
+        .iter()
+        .partition(|p| p.kind == super::model::PhaseKind::Insert);
+    lines.extend(inserts.into_iter().map(phase_line));
+    if let Some(b) = r.final_size_bytes {
+        lines.push(size_line("final", b));
+    }
+    lines.extend(searches.into_iter().map(phase_line));
+    lines.extend(status_line(r));
+    lines
+}
+
+/// A table with aligned columns; `numeric[i]` right-aligns column i.
+pub fn table(headers: &[&str], rows: &[Vec<String>], numeric: &[bool]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut out = String::new();
+        for (i, cell) in cells.enumerate() {
+            let pad = widths[i].saturating_sub(cell.chars().count());
+            if i > 0 {
+                out.push_str("  ");
+            }
+            if numeric.get(i).copied().unwrap_or(false) {
+                out.extend(std::iter::repeat_n(' ', pad));
+                out.push_str(cell);
+            } else {
+                out.push_str(cell);
+                out.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+        out
+    };
+    let mut out = line(&mut headers.iter().copied());
+    out.push_str(&line(
+        &mut widths
+            .iter()
+            .map(|&w| "-".repeat(w))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+    ));
+    for row in rows {
+        out.push_str(&line(&mut row.iter().map(String::as_str)));
+    }
+    out
+}
+
+/// Headers of the per-phase recap, shared with the markdown renderer.
+pub const PHASE_HEADERS: [&str; 13] = [
+    "store",
+    "phase",
+    "size",
+    "ops",
+    "ms",
+    "ops/s",
+    "p50 us",
+    "p90 us",
+    "p99 us",
+    "p99.9 us",
+    "max us",
+    "cpu us/op",
+    "errors",
+];
+
+/// One row of the per-phase recap.
+pub fn phase_row(store: &str, p: &PhaseResult) -> Vec<String> {
+    let l = &p.latency_us;
+    vec![
+        store.to_string(),
+        p.kind.label().to_string(),
+        p.size.name.clone(),
+        p.ops.to_string(),
+        format!("{:.2}", p.wall_ms),
+        format!("{:.0}", p.ops_per_s),
+        human_us(l.p50),
+        human_us(l.p90),
+        human_us(l.p99),
+        human_us(l.p999),
+        human_us(l.max),
+        human_us(p.cpu_us_per_op),
+        p.errors.to_string(),
+    ]
+}
+
+/// Headers of the per-store recap, shared with the markdown renderer.
+pub const STORE_HEADERS: [&str; 7] = [
+    "store",
+    "status",
+    "version",
+    "durability",
+    "initial size",
+    "final size",
+    "search path",
+];
+
+/// One row of the per-store recap.
+pub fn store_row(r: &StoreResult) -> Vec<String> {
+    let size = |b: Option<u64>| b.map_or_else(|| "-".to_string(), human_size);
+    let status = match r.status {
+        StoreStatus::Ok => "ok",
+        StoreStatus::Failed => "FAILED",
+        StoreStatus::Skipped => "skipped",
+        StoreStatus::Interrupted => "interrupted",
+    };
+    let info = r.info.as_ref();
+    let durability = info.map_or_else(
+        || "-".to_string(),
+        |i| {
+            let settings: Vec<String> =
+                i.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} ({})", i.durability, settings.join(", "))
+        },
+    );
+    vec![
+        r.store.clone(),
+        status.to_string(),
+        info.map_or("-", |i| i.version.as_str()).to_string(),
+        durability,
+        size(r.initial_size_bytes),
+        size(r.final_size_bytes),
+        info.map_or("-", |i| i.search_path.as_str()).to_string(),
+    ]
+}
+
+fn numeric_columns(n: usize, text_columns: usize) -> Vec<bool> {
+    (0..n).map(|i| i >= text_columns).collect()
+}
+
+/// The recap printed at the end of a run: every phase of every store, then every store.
+pub fn recap(report: &Report) -> String {
+    let phase_rows: Vec<Vec<String>> = report
+        .stores
+        .iter()
+        .flat_map(|s| s.phases.iter().map(|p| phase_row(&s.store, p)))
+        .collect();
+    let store_rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
+    let mut out = String::from("Recap\n\n");
+    out.push_str(&table(
+        &PHASE_HEADERS,
+        &phase_rows,
+        &numeric_columns(PHASE_HEADERS.len(), 3),
+    ));
+    out.push('\n');
+    out.push_str(&table(&STORE_HEADERS, &store_rows, &[false; 7]));
+    out
+}
+
+/// The whole run as text: each store's blog lines, then the recap.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    for r in &report.stores {
+        out.push_str(&store_header(&r.store, r.info.as_ref()));
+        out.push('\n');
+        for line in store_lines(r) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out.push_str(&recap(report));
+    out
+}
