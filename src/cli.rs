@@ -52,6 +52,17 @@ fn parse_store(s: &str) -> Result<StoreSelector, String> {
         })
 }
 
+/// A count that must be at least 1.
+pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
+    match s.trim().replace('_', "").parse::<i128>() {
+        Ok(n) if n >= 1 && n <= i128::from(u64::MAX) => {
+            Ok(NonZeroU64::new(n as u64).expect("n >= 1"))
+        }
+        Ok(_) => Err(format!("must be at least 1, not '{s}'")),
+        Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
 /// The suite to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
@@ -80,7 +91,7 @@ pub struct RunArgs {
     pub sizes: Vec<Size>,
 
     /// Searches per inserted record (the blog's 40).
-    #[arg(long, value_name = "N", default_value = "40")]
+    #[arg(long, value_name = "N", default_value = "40", value_parser = parse_positive)]
     pub searches_per_insert: NonZeroU64,
 
     /// Seed of the record and search generator (the same seed gives the same workload

@@ -32,7 +32,7 @@ pub fn phase_line(p: &PhaseResult) -> String {
         p.wall_ms
     );
     if p.errors > 0 || p.incomplete {
-        let _ = write!(line, "  ({} errors", p.errors);
+        let _ = write!(line, "  (errors: {}", p.errors);
         if p.incomplete {
             line.push_str(", stopped early");
         }

@@ -1,0 +1,106 @@
+//! A real SQLite run, checked through the run.json it writes.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use clap::Parser;
+use dbcompare::cli::Cli;
+use dbcompare::report::json;
+use dbcompare::report::model::{PhaseKind, RunStatus, StoreStatus};
+
+#[test]
+fn sqlite_micro_and_tiny_run_clean() {
+    let out = tempfile::tempdir().unwrap();
+    let db = out.path().join("kept.sqlite");
+    let cli = Cli::parse_from([
+        "dbcompare",
+        "run",
+        "--store",
+        "sqlite",
+        "--sizes",
+        "micro,tiny",
+        "--quiet",
+        "--sqlite-path",
+        db.to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(dbcompare::run(cli).unwrap(), 0);
+
+    let report =
+        json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap()).unwrap();
+    assert_eq!(report.status, RunStatus::Complete);
+    assert_eq!(report.stores.len(), 1);
+    let sqlite = &report.stores[0];
+    assert_eq!(sqlite.status, StoreStatus::Ok, "{:?}", sqlite.error);
+    let ops = |kind, size| {
+        let p = sqlite.phase(kind, size).unwrap();
+        assert_eq!(p.errors, 0);
+        assert!(p.ops_per_s > 0.0 && p.latency_us.p50 > 0.0);
+        p.ops
+    };
+    assert_eq!(ops(PhaseKind::Insert, "micro"), 100);
+    assert_eq!(ops(PhaseKind::Insert, "tiny"), 1000);
+    assert_eq!(ops(PhaseKind::Search, "micro"), 4000);
+    assert_eq!(ops(PhaseKind::Search, "tiny"), 40_000);
+    let (initial, fin) = (
+        sqlite.initial_size_bytes.unwrap(),
+        sqlite.final_size_bytes.unwrap(),
+    );
+    assert!(fin > initial, "final size {fin} <= initial size {initial}");
+    let info = sqlite.info.as_ref().unwrap();
+    assert_eq!(info.durability, "durable");
+    assert_eq!(info.settings["synchronous"], "FULL");
+    assert!(
+        info.search_path
+            .contains("USING INDEX dbcompare_records_unique_id"),
+        "{}",
+        info.search_path
+    );
+
+    let markdown = std::fs::read_to_string(out.path().join("results.md")).unwrap();
+    assert!(markdown.contains("INSERT tiny 1000"), "{markdown}");
+    assert!(db.exists(), "--sqlite-path must be kept");
+}
+
+#[test]
+fn ctrl_c_writes_partial_results_and_exits_130() {
+    let out = tempfile::tempdir().unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(["--store", "sqlite", "--sizes", "200000", "--out"])
+        .arg(out.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first_size = lines
+        .find(|l| {
+            l.as_ref()
+                .is_ok_and(|l| l.starts_with("initial database size"))
+        })
+        .expect("the run reached its first insert phase");
+    assert!(first_size.is_ok());
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: sending SIGINT to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "stdout after the signal: {rest:?}"
+    );
+
+    let report =
+        json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap()).unwrap();
+    assert_eq!(report.status, RunStatus::Interrupted);
+    let sqlite = &report.stores[0];
+    assert_eq!(sqlite.status, StoreStatus::Interrupted);
+    let insert = &sqlite.phases[0];
+    assert!(insert.incomplete);
+    assert!(insert.ops > 0 && insert.ops < 200_000, "{}", insert.ops);
+    let markdown = std::fs::read_to_string(out.path().join("results.md")).unwrap();
+    assert!(markdown.contains("INTERRUPTED RUN"));
+}

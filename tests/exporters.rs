@@ -1,0 +1,146 @@
+//! Snapshot tests of the text, markdown and JSON renderings of one fixed report.
+
+use std::collections::BTreeMap;
+
+use dbcompare::machine::Machine;
+use dbcompare::record::Size;
+use dbcompare::report::model::*;
+use dbcompare::report::{json, markdown, text};
+
+fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> PhaseResult {
+    PhaseResult {
+        kind,
+        size: size.clone(),
+        ops,
+        errors: 0,
+        error_kinds: BTreeMap::new(),
+        incomplete: false,
+        wall_ms,
+        ops_per_s: ops as f64 / (wall_ms / 1000.0),
+        latency_us: Latency {
+            min: p50 * 0.5,
+            mean: p50 * 1.1,
+            p50,
+            p90: p50 * 1.5,
+            p99: p50 * 3.0,
+            p999: p50 * 7.0,
+            max: p50 * 40.0,
+        },
+        cpu_us_per_op: p50 * 0.8,
+    }
+}
+
+fn fixture() -> Report {
+    let sizes: Vec<Size> = ["micro", "tiny"]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+    let mut ok = StoreResult::new("sqlite");
+    ok.info = Some(StoreInfo {
+        version: "SQLite 3.46.0".into(),
+        deployment: "embedded".into(),
+        durability: "durable".into(),
+        settings: BTreeMap::from([
+            ("journal_mode".into(), "wal".into()),
+            ("synchronous".into(), "FULL".into()),
+        ]),
+        search_path:
+            "SEARCH dbcompare_records USING INDEX dbcompare_records_unique_id (unique_id=?)".into(),
+        write_path: "BEGIN; INSERT; COMMIT (one transaction per record)".into(),
+        size_method: "database file + WAL after wal_checkpoint(TRUNCATE)".into(),
+    });
+    ok.initial_size_bytes = Some(24 * 1024);
+    ok.final_size_bytes = Some(3_250_586);
+    ok.phases = vec![
+        phase(PhaseKind::Insert, &sizes[0], 100, 41.2, 380.0),
+        phase(PhaseKind::Insert, &sizes[1], 1000, 398.5, 372.5),
+        phase(PhaseKind::Search, &sizes[0], 4000, 12.25, 2.61),
+        phase(PhaseKind::Search, &sizes[1], 40000, 131.0, 2.87),
+    ];
+
+    let mut failed = StoreResult::new("other");
+    failed.status = StoreStatus::Failed;
+    failed.error =
+        Some("SEARCH micro: 1 error(s); first: wrong record for unique_id micro-17: ...".into());
+    failed.initial_size_bytes = Some(18);
+    failed.final_size_bytes = Some(1_100_000);
+    let mut bad = phase(PhaseKind::Search, &sizes[0], 4000, 80.0, 19.5);
+    bad.errors = 1;
+    bad.error_kinds = BTreeMap::from([("wrong record".to_string(), 1)]);
+    failed.phases = vec![
+        phase(PhaseKind::Insert, &sizes[0], 100, 3.94, 38.0),
+        phase(PhaseKind::Insert, &sizes[1], 1000, 38.28, 37.0),
+        bad,
+    ];
+
+    let mut skipped = StoreResult::new("absent");
+    skipped.status = StoreStatus::Skipped;
+    skipped.error = Some("not installed: run provisioning/install.sh absent".into());
+
+    Report {
+        schema_version: SCHEMA_VERSION,
+        tool: Tool {
+            name: "dbcompare".into(),
+            version: "0.0.0-test".into(),
+        },
+        status: RunStatus::Complete,
+        started_at: "2026-11-30T10:00:00Z".into(),
+        finished_at: "2026-11-30T10:01:02Z".into(),
+        plan: PlanSummary {
+            suite: "classic".into(),
+            stores: vec!["sqlite".into(), "other".into(), "absent".into()],
+            sizes,
+            searches_per_insert: 40,
+            seed: 2016,
+        },
+        machine: Machine {
+            cpu_model: "Example CPU @ 2.00GHz".into(),
+            cores: 2,
+            memory_bytes: 24 << 30,
+            os: "Debian GNU/Linux 12 (bookworm)".into(),
+            kernel: "6.1.0".into(),
+            arch: "x86_64".into(),
+        },
+        stores: vec![ok, failed, skipped],
+    }
+}
+
+#[test]
+fn text() {
+    insta::assert_snapshot!(text::render(&fixture()));
+}
+
+#[test]
+fn markdown() {
+    insta::assert_snapshot!(markdown::render(&fixture()));
+}
+
+#[test]
+fn json_and_its_round_trip() {
+    let report = fixture();
+    let rendered = json::render(&report);
+    insta::assert_snapshot!(rendered);
+    assert_eq!(json::parse(&rendered).unwrap(), report);
+}
+
+#[test]
+fn partial_and_interrupted_runs_say_so() {
+    let mut report = fixture();
+    report.status = RunStatus::Partial;
+    assert!(markdown::render(&report).contains("**PARTIAL RUN**"));
+    report.status = RunStatus::Interrupted;
+    assert!(markdown::render(&report).contains("**INTERRUPTED RUN**"));
+    assert!(json::render(&report).contains("\"status\": \"interrupted\""));
+}
+
+#[test]
+fn an_unknown_schema_version_is_refused() {
+    let rendered =
+        json::render(&fixture()).replace("\"schema_version\": 1", "\"schema_version\": 99");
+    assert!(
+        json::parse(&rendered)
+            .unwrap_err()
+            .to_string()
+            .contains("schema_version")
+    );
+}

@@ -1,0 +1,126 @@
+//! A wrong or missing answer fails the store's run with an error naming the unique_id.
+
+use anyhow::Result;
+use dbcompare::record::Record;
+use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
+use dbcompare::store::sqlite::SqliteStore;
+use dbcompare::store::{Store, StoreOptions};
+use dbcompare::suite::Silent;
+use dbcompare::suite::classic::{self, ClassicPlan, Workload};
+
+#[derive(Clone, Copy)]
+enum Lie {
+    WrongAge,
+    Nothing,
+}
+
+/// A real SQLite store that lies about one record.
+struct Lying {
+    inner: SqliteStore,
+    victim: &'static str,
+    lie: Lie,
+}
+
+impl Store for Lying {
+    async fn describe(&mut self) -> Result<StoreInfo> {
+        self.inner.describe().await
+    }
+    async fn reset(&mut self) -> Result<()> {
+        self.inner.reset().await
+    }
+    async fn insert(&mut self, record: &Record) -> Result<()> {
+        self.inner.insert(record).await
+    }
+    async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+        let found = self.inner.find(unique_id).await?;
+        if unique_id != self.victim {
+            return Ok(found);
+        }
+        Ok(match self.lie {
+            Lie::WrongAge => found.map(|mut r| {
+                r.data.age += 1;
+                r
+            }),
+            Lie::Nothing => None,
+        })
+    }
+    async fn disk_usage(&mut self) -> Result<u64> {
+        self.inner.disk_usage().await
+    }
+}
+
+async fn run_lying(lie: Lie) -> (Result<()>, StoreResult) {
+    let plan = ClassicPlan {
+        sizes: vec!["micro".parse().unwrap()],
+        searches_per_insert: 40,
+        seed: 1,
+    };
+    let mut store = Lying {
+        inner: SqliteStore::open(&StoreOptions::default()).unwrap(),
+        victim: "micro-17",
+        lie,
+    };
+    let mut result = StoreResult::new("sqlite");
+    let outcome = classic::run(
+        &mut store,
+        &Workload::generate(&plan),
+        &mut result,
+        &mut Silent,
+    )
+    .await;
+    (outcome, result)
+}
+
+#[tokio::test]
+async fn a_wrong_record_fails_the_run_and_names_its_unique_id() {
+    let (outcome, result) = run_lying(Lie::WrongAge).await;
+    let message = format!(
+        "{:#}",
+        outcome.expect_err("a wrong answer must fail the run")
+    );
+    assert!(message.contains("unique_id micro-17"), "{message}");
+    assert!(message.contains("wrong record"), "{message}");
+    let search = result
+        .phase(PhaseKind::Search, "micro")
+        .expect("search phase recorded");
+    assert!(search.errors >= 1);
+    assert_eq!(search.error_kinds.get("wrong record"), Some(&search.errors));
+    // The insert phase before it is kept.
+    assert_eq!(result.phase(PhaseKind::Insert, "micro").unwrap().errors, 0);
+}
+
+#[tokio::test]
+async fn a_missing_record_fails_the_run_and_names_its_unique_id() {
+    let (outcome, result) = run_lying(Lie::Nothing).await;
+    let message = format!(
+        "{:#}",
+        outcome.expect_err("a missing answer must fail the run")
+    );
+    assert!(
+        message.contains("missing record for unique_id micro-17"),
+        "{message}"
+    );
+    let search = result.phase(PhaseKind::Search, "micro").unwrap();
+    assert!(search.error_kinds.contains_key("missing record"));
+}
+
+#[tokio::test]
+async fn an_honest_store_passes() {
+    let plan = ClassicPlan {
+        sizes: vec!["micro".parse().unwrap()],
+        searches_per_insert: 40,
+        seed: 1,
+    };
+    let mut store = SqliteStore::open(&StoreOptions::default()).unwrap();
+    let mut result = StoreResult::new("sqlite");
+    classic::run(
+        &mut store,
+        &Workload::generate(&plan),
+        &mut result,
+        &mut Silent,
+    )
+    .await
+    .unwrap();
+    let search = result.phase(PhaseKind::Search, "micro").unwrap();
+    assert_eq!((search.ops, search.errors), (4000, 0));
+}
