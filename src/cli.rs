@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::record::{DEFAULT_SEED, Size};
-use crate::store::StoreKind;
+use crate::store::{Durability, StoreKind};
 
 /// Benchmark key/document stores side by side on the same workload and publish the tables.
 ///
@@ -36,7 +36,7 @@ pub enum StoreSelector {
     One(StoreKind),
 }
 
-fn parse_store(s: &str) -> Result<StoreSelector, String> {
+pub fn parse_store(s: &str) -> Result<StoreSelector, String> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("all") {
         return Ok(StoreSelector::All);
@@ -111,7 +111,37 @@ pub struct RunArgs {
     /// dbcompare_records table is dropped and recreated.
     #[arg(long, value_name = "FILE")]
     pub sqlite_path: Option<PathBuf>,
+
+    /// `durable`: every commit is on disk before it is acknowledged. `relaxed`: each
+    /// store's documented fast mode (the blog's unmatched settings).
+    #[arg(long, value_enum, default_value_t)]
+    pub durability: Durability,
+
+    /// Seconds a connect may take before the store fails.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
+    pub connect_timeout: NonZeroU64,
+
+    /// Keep the data directories of the local servers dbcompare starts (their paths are
+    /// printed), for inspection.
+    #[arg(long)]
+    pub keep_data: bool,
+
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// Where the servers are.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServerArgs {
+    /// Use this server for a store instead of starting a throw-away one: STORE=URL, for
+    /// example postgres=postgres://user:pass@host:5432/db, mysql=mysql://root@host/db,
+    /// redis=redis://host:6379/0. Repeatable. Also read from DBCOMPARE_<STORE>_URL.
+    #[arg(long = "url", value_name = "STORE=URL")]
+    pub urls: Vec<String>,
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct ListArgs {}
+pub struct ListArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+}

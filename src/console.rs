@@ -7,7 +7,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::record::Size;
-use crate::report::model::{PhaseKind, PhaseResult, StoreInfo, StoreResult};
+use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
 use crate::report::text;
 use crate::suite::Observer;
 
@@ -44,8 +44,8 @@ impl Observer for Console {
         self.store = store.to_string();
     }
 
-    fn store_described(&mut self, store: &str, info: &StoreInfo) {
-        self.line(&text::store_header(store, Some(info)));
+    fn store_described(&mut self, result: &StoreResult) {
+        self.line(&text::store_header(result));
     }
 
     fn size_measured(&mut self, which: &str, bytes: u64) {
@@ -82,7 +82,7 @@ impl Observer for Console {
 
     fn store_finished(&mut self, result: &StoreResult) {
         if result.info.is_none() {
-            self.line(&text::store_header(&result.store, None));
+            self.line(&text::store_header(result));
         }
         if let Some(status) = text::status_line(result) {
             if self.quiet {

@@ -15,7 +15,8 @@ pub fn install() {
     INSTALL.call_once(|| {
         let installed = ctrlc::set_handler(|| {
             if REQUESTED.swap(true, Ordering::SeqCst) {
-                eprintln!("\ninterrupted again: exiting without writing results");
+                eprintln!("\ninterrupted again: stopping local servers and exiting without writing results");
+                crate::server::kill_all();
                 std::process::exit(i32::from(EXIT_CODE));
             }
             eprintln!(

@@ -6,6 +6,7 @@
 //! - [`plan`]: raw arguments -> a validated [`plan::RunPlan`].
 //! - [`record`]: the benchmark record and its seeded, stable generator.
 //! - [`store`]: the [`store::Store`] trait, the closed set of stores, one file per store.
+//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete).
 //! - [`suite`]: the runner and the suites (classic first).
 //! - [`measure`]: timers, latency histograms, errors and CPU time of a phase.
 //! - [`report`]: the `run.json` model, its renderers (text, markdown, JSON) and file output.
@@ -23,6 +24,7 @@ pub mod measure;
 pub mod plan;
 pub mod record;
 pub mod report;
+pub mod server;
 pub mod store;
 pub mod suite;
 
@@ -32,7 +34,7 @@ use cli::{Cli, Command};
 use plan::RunPlan;
 use report::OutputDir;
 use report::model::{Report, RunStatus, StoreStatus};
-use store::{Availability, StoreKind};
+use store::StoreKind;
 
 /// How a run ended, as a process exit code.
 pub fn exit_code(report: &Report) -> u8 {
@@ -53,8 +55,8 @@ pub fn exit_code(report: &Report) -> u8 {
 /// ([`error::UsageError`], exit 2) or failures to write results (exit 1).
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Some(Command::List(_)) => {
-            list();
+        Some(Command::List(args)) => {
+            list(&args)?;
             Ok(0)
         }
         Some(Command::Run(args)) => run_benchmarks(&args),
@@ -62,15 +64,12 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-fn list() {
-    let options = store::StoreOptions::default();
+fn list(args: &cli::ListArgs) -> Result<()> {
+    let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
     let rows: Vec<Vec<String>> = StoreKind::ALL
         .iter()
-        .map(|k| {
-            let (status, how) = match k.availability(&options) {
-                Availability::Available(how) => ("available", how),
-                Availability::Unavailable(why) => ("unavailable", why),
-            };
+        .map(|&k| {
+            let (status, how) = plan::target(k, &urls, &server::find).describe();
             vec![k.name().to_string(), status.to_string(), how]
         })
         .collect();
@@ -78,14 +77,16 @@ fn list() {
         "{}",
         report::text::table(&["store", "status", "how"], &rows, &[])
     );
+    Ok(())
 }
 
 fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
-    let plan = RunPlan::resolve(args)?;
-    plan.check_availability()?;
+    let plan = RunPlan::resolve(args, &plan::system_env, &server::find)?;
     let out = OutputDir::prepare(&plan.out)?;
     interrupt::install();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // One thread: the classic suite drives one connection at a time, and a driver's
+    // connection task on the same thread answers without a cross-thread wake-up.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;

@@ -1,33 +1,133 @@
-//! Raw command-line arguments -> a resolved [`RunPlan`], checked before anything starts.
+//! Raw command-line arguments and environment -> a resolved [`RunPlan`], checked before
+//! anything starts: which stores, and for each where its server comes from.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
+use std::time::Duration;
 
-use crate::cli::{RunArgs, StoreSelector, Suite};
+use crate::cli::{RunArgs, ServerArgs, StoreSelector, Suite};
 use crate::error::UsageError;
 use crate::report::model::PlanSummary;
-use crate::store::{Availability, StoreKind, StoreOptions};
+use crate::server::{self, Installation};
+use crate::store::{Durability, StoreKind, StoreUrl};
 use crate::suite::classic::ClassicPlan;
+
+/// Where a store's server comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// An embedded store: no server.
+    Embedded,
+    /// A server given with `--url` or `DBCOMPARE_<STORE>_URL`, used as it is.
+    Url(StoreUrl),
+    /// A throw-away local server started from this installation.
+    Local(Installation),
+    /// Cannot run here; says what would fix it.
+    Unavailable(String),
+}
+
+impl Target {
+    /// One line for `dbcompare list`.
+    pub fn describe(&self) -> (&'static str, String) {
+        match self {
+            Target::Embedded => ("available", crate::store::sqlite::availability()),
+            Target::Url(u) => ("available", format!("url {}", u.masked())),
+            Target::Local(i) => (
+                "available",
+                format!(
+                    "local throw-away server: {} ({})",
+                    i.server.display(),
+                    i.version
+                ),
+            ),
+            Target::Unavailable(why) => ("unavailable", why.clone()),
+        }
+    }
+}
 
 /// Everything a run does, resolved and validated.
 #[derive(Debug, Clone)]
 pub struct RunPlan {
     pub suite: Suite,
-    /// Stores in run order, without duplicates.
-    pub stores: Vec<StoreKind>,
-    /// Whether the stores were named (an unavailable one is then an error) rather than `all`.
-    pub stores_named: bool,
+    /// Stores in run order, without duplicates, each with where it runs.
+    pub stores: Vec<(StoreKind, Target)>,
     pub classic: ClassicPlan,
     pub out: PathBuf,
     pub quiet: bool,
-    pub store_options: StoreOptions,
+    pub durability: Durability,
+    pub connect_timeout: Duration,
+    pub keep_data: bool,
+    pub sqlite_path: Option<PathBuf>,
+}
+
+/// Reads the environment (a function, so tests can give their own).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Finds a store's installed server (a function, so tests can give their own).
+pub type Locate<'a> = &'a dyn Fn(StoreKind) -> Option<Installation>;
+
+/// The process environment and the installed servers: what a real run uses.
+pub fn system_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// `--url STORE=URL` entries and `DBCOMPARE_<STORE>_URL` variables, checked; `--url` wins.
+pub fn resolve_urls(
+    args: &ServerArgs,
+    env: Env<'_>,
+) -> Result<BTreeMap<StoreKind, StoreUrl>, UsageError> {
+    let mut urls = BTreeMap::new();
+    for kind in StoreKind::ALL.into_iter().filter(|k| !k.is_embedded()) {
+        if let Some(raw) = env(&kind.url_env()) {
+            let url = StoreUrl::parse(kind, &raw)
+                .map_err(|e| UsageError::new(format!("{} (from {})", e.0, kind.url_env())))?;
+            urls.insert(kind, url);
+        }
+    }
+    for entry in &args.urls {
+        let (name, raw) = entry.split_once('=').ok_or_else(|| {
+            UsageError::new(format!("--url: expected STORE=URL (for example postgres=postgres://user@host/db), got '{}'", crate::store::mask_userinfo(entry)))
+        })?;
+        let kind = crate::cli::parse_store(name)
+            .ok()
+            .and_then(|s| match s {
+                StoreSelector::One(k) => Some(k),
+                StoreSelector::All => None,
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = StoreKind::ALL.iter().map(|k| k.name()).collect();
+                UsageError::new(format!(
+                    "--url: unknown store '{name}'; valid names: {}",
+                    names.join(", ")
+                ))
+            })?;
+        urls.insert(kind, StoreUrl::parse(kind, raw)?);
+    }
+    Ok(urls)
+}
+
+/// Where `kind` runs, given the URLs and the installed servers.
+pub fn target(kind: StoreKind, urls: &BTreeMap<StoreKind, StoreUrl>, locate: Locate<'_>) -> Target {
+    if kind.is_embedded() {
+        return Target::Embedded;
+    }
+    if let Some(url) = urls.get(&kind) {
+        return Target::Url(url.clone());
+    }
+    match locate(kind) {
+        Some(installation) => Target::Local(installation),
+        None => Target::Unavailable(format!(
+            "no {kind} server is installed here: {}",
+            server::install_hint(kind)
+        )),
+    }
 }
 
 impl RunPlan {
-    /// Resolves and validates the arguments (no I/O).
-    pub fn resolve(args: &RunArgs) -> Result<Self, UsageError> {
-        let stores_named = !args.stores.contains(&StoreSelector::All);
-        let stores = if stores_named {
+    /// Resolves and validates the arguments. A store named explicitly that cannot run is an
+    /// error; with `all` it is kept, to be reported as skipped.
+    pub fn resolve(args: &RunArgs, env: Env<'_>, locate: Locate<'_>) -> Result<Self, UsageError> {
+        let named = !args.stores.contains(&StoreSelector::All);
+        let kinds: Vec<StoreKind> = if named {
             let mut seen = HashSet::new();
             args.stores
                 .iter()
@@ -51,10 +151,20 @@ impl RunPlan {
         if args.sizes.is_empty() {
             return Err(UsageError::new("--sizes: at least one size is needed"));
         }
+        let urls = resolve_urls(&args.server, env)?;
+        let stores: Vec<(StoreKind, Target)> = kinds
+            .iter()
+            .map(|&k| (k, target(k, &urls, locate)))
+            .collect();
+        let unavailable = stores
+            .iter()
+            .find(|(_, t)| matches!(t, Target::Unavailable(_)));
+        if let (true, Some((kind, Target::Unavailable(why)))) = (named, unavailable) {
+            return Err(UsageError::new(format!("--store {kind}: {why}")));
+        }
         Ok(RunPlan {
             suite: args.suite,
             stores,
-            stores_named,
             classic: ClassicPlan {
                 sizes: args.sizes.clone(),
                 searches_per_insert: args.searches_per_insert.get(),
@@ -62,33 +172,139 @@ impl RunPlan {
             },
             out: args.out.clone(),
             quiet: args.quiet,
-            store_options: StoreOptions {
-                sqlite_path: args.sqlite_path.clone(),
-            },
+            durability: args.durability,
+            connect_timeout: Duration::from_secs(args.connect_timeout.get()),
+            keep_data: args.keep_data,
+            sqlite_path: args.sqlite_path.clone(),
         })
     }
 
-    /// Fails when a store asked for by name cannot run here (with `all` it is skipped).
-    pub fn check_availability(&self) -> Result<(), UsageError> {
-        if !self.stores_named {
-            return Ok(());
-        }
-        for kind in &self.stores {
-            if let Availability::Unavailable(why) = kind.availability(&self.store_options) {
-                return Err(UsageError::new(format!("--store {kind}: {why}")));
-            }
-        }
-        Ok(())
+    /// Passwords of every URL, so that nothing written can contain them.
+    pub fn secrets(&self) -> Vec<String> {
+        self.stores
+            .iter()
+            .filter_map(|(_, t)| match t {
+                Target::Url(u) => u.password().map(str::to_string),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The part of the plan a report carries.
     pub fn summary(&self) -> PlanSummary {
         PlanSummary {
             suite: format!("{:?}", self.suite).to_lowercase(),
-            stores: self.stores.iter().map(|k| k.name().to_string()).collect(),
+            stores: self
+                .stores
+                .iter()
+                .map(|(k, _)| k.name().to_string())
+                .collect(),
             sizes: self.classic.sizes.clone(),
             searches_per_insert: self.classic.searches_per_insert,
             seed: self.classic.seed,
+            durability: self.durability.name().to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    fn args(argv: &[&str]) -> RunArgs {
+        let mut full = vec!["dbcompare"];
+        full.extend_from_slice(argv);
+        Cli::parse_from(full).run
+    }
+
+    fn installed(kind: StoreKind) -> Option<Installation> {
+        (kind == StoreKind::Redis).then(|| Installation {
+            server: "/opt/redis-server".into(),
+            tools: Vec::new(),
+            version: "Redis server v=7".into(),
+        })
+    }
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn all_keeps_unavailable_stores_to_skip_them() {
+        let plan = RunPlan::resolve(&args(&[]), &no_env, &installed).unwrap();
+        let kinds: Vec<_> = plan.stores.iter().map(|(k, _)| *k).collect();
+        assert_eq!(kinds, StoreKind::ALL);
+        assert_eq!(plan.stores[0].1, Target::Embedded);
+        assert!(
+            matches!(plan.stores[1].1, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))
+        );
+        assert!(matches!(plan.stores[3].1, Target::Local(_)));
+    }
+
+    #[test]
+    fn a_named_store_that_cannot_run_is_a_usage_error() {
+        let e = RunPlan::resolve(&args(&["--store", "mysql"]), &no_env, &installed).unwrap_err();
+        assert!(e.0.contains("provisioning/install.sh mysql"), "{e}");
+    }
+
+    #[test]
+    fn urls_come_from_flags_then_environment() {
+        let env = |name: &str| {
+            (name == "DBCOMPARE_POSTGRES_URL").then(|| "postgres://env@h1/db".to_string())
+        };
+        let plan = RunPlan::resolve(&args(&["--store", "postgres"]), &env, &installed).unwrap();
+        assert!(
+            matches!(&plan.stores[0].1, Target::Url(u) if u.masked() == "postgres://env@h1/db")
+        );
+        let plan = RunPlan::resolve(
+            &args(&[
+                "--store",
+                "postgres",
+                "--url",
+                "postgres=postgres://u:pw@h2/db",
+            ]),
+            &env,
+            &installed,
+        )
+        .unwrap();
+        assert!(matches!(&plan.stores[0].1, Target::Url(u) if u.address() == "h2:5432"));
+        assert_eq!(plan.secrets(), vec!["pw".to_string()]);
+    }
+
+    #[test]
+    fn bad_urls_are_usage_errors_that_hide_passwords() {
+        let e = RunPlan::resolve(
+            &args(&["--url", "postgres=mysql://u:topsecret@h/db"]),
+            &no_env,
+            &installed,
+        )
+        .unwrap_err()
+        .0;
+        assert!(
+            e.contains("that is a mysql URL") && !e.contains("topsecret"),
+            "{e}"
+        );
+        let e = RunPlan::resolve(&args(&["--url", "nosuch=redis://h"]), &no_env, &installed)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("unknown store 'nosuch'"), "{e}");
+        let e = RunPlan::resolve(
+            &args(&["--url", "redis://:topsecret@h"]),
+            &no_env,
+            &installed,
+        )
+        .unwrap_err()
+        .0;
+        assert!(
+            e.contains("expected STORE=URL") && !e.contains("topsecret"),
+            "{e}"
+        );
+        let env = |_: &str| Some("postgres://u:topsecret@".to_string());
+        let e = RunPlan::resolve(&args(&[]), &env, &installed)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("DBCOMPARE_") && !e.contains("topsecret"), "{e}");
     }
 }

@@ -38,7 +38,6 @@ fn fixture() -> Report {
     let mut ok = StoreResult::new("sqlite");
     ok.info = Some(StoreInfo {
         version: "SQLite 3.46.0".into(),
-        deployment: "embedded".into(),
         durability: "durable".into(),
         settings: BTreeMap::from([
             ("journal_mode".into(), "wal".into()),
@@ -48,6 +47,13 @@ fn fixture() -> Report {
             "SEARCH dbcompare_records USING INDEX dbcompare_records_unique_id (unique_id=?)".into(),
         write_path: "BEGIN; INSERT; COMMIT (one transaction per record)".into(),
         size_method: "database file + WAL after wal_checkpoint(TRUNCATE)".into(),
+    });
+    ok.deployment = Some(Deployment {
+        kind: "embedded".into(),
+        url: None,
+        server: None,
+        start_ms: None,
+        data_dir: None,
     });
     ok.initial_size_bytes = Some(24 * 1024);
     ok.final_size_bytes = Some(3_250_586);
@@ -62,8 +68,16 @@ fn fixture() -> Report {
     failed.status = StoreStatus::Failed;
     failed.error =
         Some("SEARCH micro: 1 error(s); first: wrong record for unique_id micro-17: ...".into());
+    failed.deployment = Some(Deployment {
+        kind: "local server".into(),
+        url: Some("other://127.0.0.1:40000/0".into()),
+        server: Some("other-server 1.2.3".into()),
+        start_ms: Some(81.5),
+        data_dir: Some("/tmp/dbcompare-other-x".into()),
+    });
     failed.initial_size_bytes = Some(18);
     failed.final_size_bytes = Some(1_100_000);
+    failed.final_size_extra = BTreeMap::from([("data directory".to_string(), 5_000_000)]);
     let mut bad = phase(PhaseKind::Search, &sizes[0], 4000, 80.0, 19.5);
     bad.errors = 1;
     bad.error_kinds = BTreeMap::from([("wrong record".to_string(), 1)]);
@@ -92,6 +106,7 @@ fn fixture() -> Report {
             sizes,
             searches_per_insert: 40,
             seed: 2016,
+            durability: "durable".into(),
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),

@@ -4,9 +4,19 @@ use anyhow::Result;
 use dbcompare::record::Record;
 use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::store::sqlite::SqliteStore;
-use dbcompare::store::{Store, StoreOptions};
+use dbcompare::store::{ConnectSpec, DiskUsage, Durability, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
+
+fn sqlite_spec() -> ConnectSpec<'static> {
+    ConnectSpec {
+        url: None,
+        data_dir: None,
+        durability: Durability::Durable,
+        connect_timeout: std::time::Duration::from_secs(10),
+        sqlite_path: None,
+    }
+}
 
 #[derive(Clone, Copy)]
 enum Lie {
@@ -44,7 +54,7 @@ impl Store for Lying {
             Lie::Nothing => None,
         })
     }
-    async fn disk_usage(&mut self) -> Result<u64> {
+    async fn disk_usage(&mut self) -> Result<DiskUsage> {
         self.inner.disk_usage().await
     }
 }
@@ -56,7 +66,7 @@ async fn run_lying(lie: Lie) -> (Result<()>, StoreResult) {
         seed: 1,
     };
     let mut store = Lying {
-        inner: SqliteStore::open(&StoreOptions::default()).unwrap(),
+        inner: SqliteStore::open(&sqlite_spec()).unwrap(),
         victim: "micro-17",
         lie,
     };
@@ -111,7 +121,7 @@ async fn an_honest_store_passes() {
         searches_per_insert: 40,
         seed: 1,
     };
-    let mut store = SqliteStore::open(&StoreOptions::default()).unwrap();
+    let mut store = SqliteStore::open(&sqlite_spec()).unwrap();
     let mut result = StoreResult::new("sqlite");
     classic::run(
         &mut store,

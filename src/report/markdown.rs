@@ -75,14 +75,15 @@ pub fn render(report: &Report) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}",
+        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}, durability mode `{}`",
         report.tool.name,
         report.tool.version,
         p.suite,
         p.stores.join(", "),
         sizes.join(", "),
         p.searches_per_insert,
-        p.seed
+        p.seed,
+        p.durability
     );
     let _ = writeln!(
         out,
@@ -103,8 +104,18 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(
             out,
             "## {}\n",
-            store_header(&r.store, r.info.as_ref()).trim_matches(|c| c == '=' || c == ' ')
+            store_header(r).trim_matches(|c| c == '=' || c == ' ')
         );
+        if let Some(d) = &r.deployment {
+            let _ = write!(out, "- runs: {}", d.describe());
+            if let Some(server) = &d.server {
+                let _ = write!(out, ", `{server}`");
+            }
+            if let Some(url) = d.url.as_deref().filter(|_| d.kind == "url") {
+                let _ = write!(out, ", {url}");
+            }
+            out.push('\n');
+        }
         if let Some(i) = &r.info {
             let settings: Vec<String> = i
                 .settings
@@ -114,7 +125,17 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "- settings read back: {}", settings.join(", "));
             let _ = writeln!(out, "- search: {}", i.search_path);
             let _ = writeln!(out, "- write: {}", i.write_path);
-            let _ = writeln!(out, "- size: {}\n", i.size_method);
+            let _ = writeln!(out, "- size: {}", i.size_method);
+        }
+        for (what, bytes) in &r.final_size_extra {
+            let _ = writeln!(
+                out,
+                "- also measured at the end: {what} {}",
+                human_size(*bytes)
+            );
+        }
+        if r.deployment.is_some() || r.info.is_some() {
+            out.push('\n');
         }
         let _ = writeln!(out, "```\n{}\n```\n", store_lines(r).join("\n"));
     }

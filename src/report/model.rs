@@ -76,6 +76,8 @@ pub struct PlanSummary {
     pub sizes: Vec<Size>,
     /// Searches per inserted record (the blog's 40).
     pub searches_per_insert: u64,
+    /// `durable` (every commit on disk before it is acknowledged) or `relaxed`.
+    pub durability: String,
     /// Seed of the record and search generator.
     pub seed: u64,
 }
@@ -90,6 +92,9 @@ pub struct StoreResult {
     /// Why the store failed or was skipped; the first wrong answer names its unique_id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Where the store ran: embedded, a throw-away local server, or a server given by URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<Deployment>,
     /// Version, settings and paths, as read back from the store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<StoreInfo>,
@@ -99,6 +104,10 @@ pub struct StoreResult {
     /// On-disk size after every insert phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_size_bytes: Option<u64>,
+    /// Other sizes measured beside the final one (for example a local server's whole data
+    /// directory), by what was measured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub final_size_extra: BTreeMap<String, u64>,
     /// Measured phases in run order.
     pub phases: Vec<PhaseResult>,
 }
@@ -109,9 +118,11 @@ impl StoreResult {
             store: store.to_string(),
             status: StoreStatus::Ok,
             error: None,
+            deployment: None,
             info: None,
             initial_size_bytes: None,
             final_size_bytes: None,
+            final_size_extra: BTreeMap::new(),
             phases: Vec::new(),
         }
     }
@@ -137,13 +148,40 @@ pub enum StoreStatus {
     Interrupted,
 }
 
+/// Where a store ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Deployment {
+    /// `embedded`, `local server` (a throw-away server dbcompare started) or `url`.
+    pub kind: String,
+    /// The server's URL, password masked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Local server: the binary's own version line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Local server: from creating its data directory until it answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<f64>,
+    /// Local server: its temporary directory (deleted after the run unless --keep-data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<String>,
+}
+
+impl Deployment {
+    /// `embedded`, `url`, or `local server (started in 1.23 s)`.
+    pub fn describe(&self) -> String {
+        match self.start_ms {
+            Some(ms) => format!("{} (started in {:.2} s)", self.kind, ms / 1000.0),
+            None => self.kind.clone(),
+        }
+    }
+}
+
 /// A store's own description of itself, read back from it at the start of its run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoreInfo {
     /// Product and version as the store reports it (`SQLite 3.46.0`).
     pub version: String,
-    /// Where it runs: `embedded`, `local server` or `url`.
-    pub deployment: String,
     /// `durable` (a commit is on disk before it is acknowledged) or `relaxed`.
     pub durability: String,
     /// The settings behind `durability`, read back from the store.

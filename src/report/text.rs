@@ -3,17 +3,25 @@
 
 use std::fmt::Write;
 
-use super::model::{PhaseResult, Report, StoreInfo, StoreResult, StoreStatus};
+use super::model::{PhaseResult, Report, StoreResult, StoreStatus};
 use super::{human_size, human_us};
 
 /// `== sqlite: SQLite 3.46.0, embedded, durable ==`
-pub fn store_header(store: &str, info: Option<&StoreInfo>) -> String {
-    match info {
-        Some(i) => format!(
-            "== {store}: {}, {}, {} ==",
-            i.version, i.deployment, i.durability
-        ),
-        None => format!("== {store} =="),
+pub fn store_header(r: &StoreResult) -> String {
+    let mut parts = Vec::new();
+    if let Some(i) = &r.info {
+        parts.push(i.version.clone());
+    }
+    if let Some(d) = &r.deployment {
+        parts.push(d.describe());
+    }
+    if let Some(i) = &r.info {
+        parts.push(i.durability.clone());
+    }
+    if parts.is_empty() {
+        format!("== {} ==", r.store)
+    } else {
+        format!("== {}: {} ==", r.store, parts.join(", "))
     }
 }
 
@@ -220,7 +228,7 @@ pub fn recap(report: &Report) -> String {
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     for r in &report.stores {
-        out.push_str(&store_header(&r.store, r.info.as_ref()));
+        out.push_str(&store_header(r));
         out.push('\n');
         for line in store_lines(r) {
             out.push_str(&line);

@@ -12,7 +12,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use tempfile::TempDir;
 
-use super::{Store, StoreOptions};
+use super::{ConnectSpec, DiskUsage, Durability, Store};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 
@@ -55,9 +55,9 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file and sets WAL + `synchronous=FULL`.
-    pub fn open(options: &StoreOptions) -> Result<Self> {
-        let (dir, path) = match &options.sqlite_path {
-            Some(path) => (None, path.clone()),
+    pub fn open(spec: &ConnectSpec<'_>) -> Result<Self> {
+        let (dir, path) = match spec.sqlite_path {
+            Some(path) => (None, path.to_path_buf()),
             None => {
                 let dir = tempfile::Builder::new()
                     .prefix("dbcompare-sqlite-")
@@ -77,7 +77,11 @@ impl SqliteStore {
                 path.display()
             );
         }
-        conn.pragma_update(None, "synchronous", "FULL")?;
+        let synchronous = match spec.durability {
+            Durability::Durable => "FULL",
+            Durability::Relaxed => "NORMAL",
+        };
+        conn.pragma_update(None, "synchronous", synchronous)?;
         conn.set_prepared_statement_cache_capacity(16);
         Ok(SqliteStore {
             conn,
@@ -147,7 +151,6 @@ impl Store for SqliteStore {
         ]);
         Ok(StoreInfo {
             version: format!("SQLite {version}"),
-            deployment: "embedded".to_string(),
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
             search_path,
@@ -215,10 +218,12 @@ impl Store for SqliteStore {
         }))
     }
 
-    async fn disk_usage(&mut self) -> Result<u64> {
+    async fn disk_usage(&mut self) -> Result<DiskUsage> {
         self.conn
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .context("checkpointing the WAL")?;
-        Ok(file_len(&self.path)? + file_len(&self.wal_path())?)
+        Ok(DiskUsage::bytes(
+            file_len(&self.path)? + file_len(&self.wal_path())?,
+        ))
     }
 }

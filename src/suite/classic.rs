@@ -60,11 +60,10 @@ pub async fn run<S: Store>(
     observer: &mut dyn Observer,
 ) -> Result<()> {
     store.reset().await?;
-    let info = store.describe().await?;
-    observer.store_described(&result.store, &info);
-    result.info = Some(info);
+    result.info = Some(store.describe().await?);
+    observer.store_described(result);
 
-    let initial = store.disk_usage().await?;
+    let initial = store.disk_usage().await?.bytes;
     result.initial_size_bytes = Some(initial);
     observer.size_measured("initial", initial);
 
@@ -97,8 +96,11 @@ pub async fn run<S: Store>(
     }
 
     let size = store.disk_usage().await?;
-    result.final_size_bytes = Some(size);
-    observer.size_measured("final", size);
+    result.final_size_bytes = Some(size.bytes);
+    result.final_size_extra = size.extra;
+    observer.size_measured("final", size.bytes);
+    // Read the store again now that it holds data: planners choose their search path by it.
+    result.info = Some(store.describe().await?);
 
     for (size, records, order) in &workload.sizes {
         observer.phase_started(PhaseKind::Search, size, order.len() as u64);

@@ -1,25 +1,27 @@
 //! Suites and the runner that drives every store of a plan through them. The classic suite
 //! is the blog's; later suites plug in beside it.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
 use crate::interrupt;
 use crate::machine::Machine;
-use crate::plan::RunPlan;
+use crate::plan::{RunPlan, Target};
 use crate::record::Size;
 use crate::report::OutputDir;
 use crate::report::model::{
-    PhaseKind, PhaseResult, Report, RunStatus, StoreInfo, StoreResult, StoreStatus, Tool,
+    Deployment, PhaseKind, PhaseResult, Report, RunStatus, StoreResult, StoreStatus, Tool,
 };
-use crate::store::Availability;
+use crate::server::{self, LocalServer};
+use crate::store::{ConnectSpec, StoreKind, StoreUrl};
 
 pub mod classic;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
 pub trait Observer {
     fn store_started(&mut self, _store: &str) {}
-    fn store_described(&mut self, _store: &str, _info: &StoreInfo) {}
+    /// The store's version and settings are known (`result.info`).
+    fn store_described(&mut self, _result: &StoreResult) {}
     /// `which` is `initial` or `final`.
     fn size_measured(&mut self, _which: &str, _bytes: u64) {}
     fn phase_started(&mut self, _kind: PhaseKind, _size: &Size, _ops: u64) {}
@@ -57,33 +59,22 @@ pub async fn run_plan(
         stores: Vec::new(),
     };
     let workload = classic::Workload::generate(&plan.classic);
-    for &kind in &plan.stores {
+    let secrets = plan.secrets();
+    for (kind, target) in &plan.stores {
         if interrupt::requested() {
             break;
         }
         let mut result = StoreResult::new(kind.name());
         observer.store_started(kind.name());
-        match kind.availability(&plan.store_options) {
-            Availability::Unavailable(why) => {
-                result.status = StoreStatus::Skipped;
-                result.error = Some(why);
-            }
-            Availability::Available(_) => {
-                let outcome = match kind.connect(&plan.store_options).await {
-                    Ok(mut store) => {
-                        classic::run(&mut store, &workload, &mut result, observer).await
-                    }
-                    Err(e) => Err(e.context(format!("connecting to {kind}"))),
-                };
-                if let Err(e) = outcome {
-                    result.status = if interrupt::requested() {
-                        StoreStatus::Interrupted
-                    } else {
-                        StoreStatus::Failed
-                    };
-                    result.error = Some(format!("{e:#}"));
-                }
-            }
+        if let Err(e) = run_store(*kind, target, plan, &workload, &mut result, observer).await {
+            result.status = if interrupt::requested() {
+                StoreStatus::Interrupted
+            } else if matches!(target, Target::Unavailable(_)) {
+                StoreStatus::Skipped
+            } else {
+                StoreStatus::Failed
+            };
+            result.error = Some(scrub(&format!("{e:#}"), &secrets));
         }
         observer.store_finished(&result);
         report.stores.push(result);
@@ -102,4 +93,88 @@ pub async fn run_plan(
         out.write(&report)?;
     }
     Ok(report)
+}
+
+/// `text` with every secret replaced by `***`.
+fn scrub(text: &str, secrets: &[String]) -> String {
+    let masked = crate::store::mask_userinfo(text);
+    secrets
+        .iter()
+        .fold(masked, |t, s| t.replace(s.as_str(), "***"))
+}
+
+/// One store: start its server if it needs one, connect, run the suite, stop the server.
+async fn run_store(
+    kind: StoreKind,
+    target: &Target,
+    plan: &RunPlan,
+    workload: &classic::Workload,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let local: Option<LocalServer>;
+    let url: Option<StoreUrl>;
+    match target {
+        Target::Unavailable(why) => anyhow::bail!("{why}"),
+        Target::Embedded => {
+            local = None;
+            url = None;
+            result.deployment = Some(deployment("embedded", None));
+        }
+        Target::Url(u) => {
+            local = None;
+            url = Some(u.clone());
+            result.deployment = Some(deployment("url", Some(u)));
+        }
+        Target::Local(installation) => {
+            let installation = installation.clone();
+            let (durability, keep) = (plan.durability, plan.keep_data);
+            let server = tokio::task::spawn_blocking(move || {
+                server::start(kind, &installation, durability, keep)
+            })
+            .await
+            .context("the server start panicked")??;
+            let u = StoreUrl::parse(kind, &server.url())?;
+            let mut d = deployment("local server", Some(&u));
+            d.server = Some(server.installation.version.clone());
+            d.start_ms = Some(server.start_time.as_secs_f64() * 1e3);
+            d.data_dir = Some(server.dir().display().to_string());
+            result.deployment = Some(d);
+            url = Some(u);
+            local = Some(server);
+        }
+    }
+    let data_dir = local.as_ref().map(LocalServer::data_dir);
+    let spec = ConnectSpec {
+        url: url.as_ref(),
+        data_dir: data_dir.as_deref(),
+        durability: plan.durability,
+        connect_timeout: plan.connect_timeout,
+        sqlite_path: plan.sqlite_path.as_deref(),
+    };
+    let outcome = match kind.connect(&spec).await {
+        Ok(mut store) => classic::run(&mut store, workload, result, observer).await,
+        Err(e) => Err(e),
+    };
+    if let Some(server) = local {
+        // Stopping takes a moment (a final fsync); a failure to stop is reported but does
+        // not undo the figures.
+        let stopped = tokio::task::spawn_blocking(move || server.stop()).await;
+        match stopped {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("warning: stopping the local {kind} server: {e:#}"),
+            Err(e) => eprintln!("warning: stopping the local {kind} server panicked: {e}"),
+        }
+    }
+    outcome
+}
+
+fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {
+    Deployment {
+        kind: kind.to_string(),
+        url: url.map(|u| u.masked().to_string()),
+        server: None,
+        start_ms: None,
+        data_dir: None,
+    }
 }

@@ -1,0 +1,425 @@
+//! Throw-away local servers: find the installed binaries, create a temporary data directory,
+//! initialise it with the settings in `configs/`, start the server on a free 127.0.0.1 port,
+//! wait until it answers, and on drop stop it (gracefully, then forcefully) and delete the
+//! directory. Every running server is also in a process-wide registry, so an exit that
+//! skips destructors (a second Ctrl-C) still stops them: no process and no directory is
+//! left behind.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::store::{Durability, StoreKind};
+
+pub mod mysql;
+pub mod postgres;
+pub mod redis;
+
+/// How long a server may take from launch until it answers.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a graceful stop may take before the process is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An installed server: the binaries dbcompare needs and the version they report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installation {
+    /// The server binary (`postgres`, `mariadbd`, `redis-server`).
+    pub server: PathBuf,
+    /// Other binaries of the same installation, by role (`initdb`, `pg_ctl`, `install_db`).
+    pub tools: Vec<(&'static str, PathBuf)>,
+    /// What `server --version` printed (first line).
+    pub version: String,
+}
+
+impl Installation {
+    fn tool(&self, role: &str) -> &Path {
+        self.tools
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map(|(_, p)| p.as_path())
+            .expect("every installation lists the tools its start needs")
+    }
+}
+
+/// Finds the installed server for a store, if any.
+pub fn find(kind: StoreKind) -> Option<Installation> {
+    match kind {
+        StoreKind::Postgres => postgres::find(),
+        StoreKind::Mysql => mysql::find(),
+        StoreKind::Redis => redis::find(),
+        StoreKind::Sqlite => None,
+    }
+}
+
+/// What `provisioning/install.sh` calls each store.
+pub fn install_hint(kind: StoreKind) -> String {
+    format!(
+        "install it with 'provisioning/install.sh {kind}' or give a server with '--url {kind}=URL'"
+    )
+}
+
+/// How a started server is stopped.
+enum Process {
+    /// A server running as our child.
+    Child(Child),
+    /// PostgreSQL, detached by pg_ctl: stopped with `pg_ctl stop`, or killed by its pid.
+    PgCtl {
+        pg_ctl: PathBuf,
+        data: PathBuf,
+        as_user: Option<String>,
+        pid: i32,
+    },
+}
+
+impl Process {
+    fn pid(&self) -> i32 {
+        match self {
+            Process::Child(c) => c.id() as i32,
+            Process::PgCtl { pid, .. } => *pid,
+        }
+    }
+}
+
+/// A running throw-away server. Dropping it stops the server and deletes its directory
+/// (unless `--keep-data`).
+pub struct LocalServer {
+    kind: StoreKind,
+    port: u16,
+    dir: PathBuf,
+    keep_data: bool,
+    process: Option<Process>,
+    registration: u64,
+    /// From launch until the server answered (including initialising the data directory).
+    pub start_time: Duration,
+    pub installation: Installation,
+}
+
+/// What the registry needs to kill a server and delete its directory without its owner.
+struct Registered {
+    id: u64,
+    pid: i32,
+    dir: Option<PathBuf>,
+}
+
+static REGISTRY: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// Kills every server still running and deletes its directory. For exits that skip
+/// destructors; a normal run stops its servers by dropping them.
+pub fn kill_all() {
+    let servers = std::mem::take(&mut *REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
+    for s in servers {
+        // SAFETY: kill(2) with a pid we started; a stale pid only gets ESRCH.
+        unsafe { libc::kill(s.pid, libc::SIGKILL) };
+        if let Some(dir) = s.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Whether a process with this pid is running (an exited process that its parent has not
+/// reaped yet, a zombie, is not).
+pub fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    let rc = unsafe { libc::kill(pid, 0) };
+    let exists = rc == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH);
+    let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // The state follows the parenthesised command name.
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    });
+    exists && !zombie
+}
+
+/// Waits until `pid` has exited, up to `timeout`; whether it did.
+fn wait_for_exit(pid: i32, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while process_alive(pid) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).context("finding a free port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// Starts a throw-away server for `kind`.
+pub fn start(
+    kind: StoreKind,
+    installation: &Installation,
+    durability: Durability,
+    keep_data: bool,
+) -> Result<LocalServer> {
+    let started = Instant::now();
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("dbcompare-{kind}-"))
+        .tempdir()
+        .context("creating a temporary directory for the server")?
+        .keep();
+    let port = free_port()?;
+    let mut server = LocalServer {
+        kind,
+        port,
+        dir: dir.clone(),
+        keep_data,
+        process: None,
+        registration: 0,
+        start_time: Duration::ZERO,
+        installation: installation.clone(),
+    };
+    // From here on, dropping `server` deletes the directory (and stops what was started).
+    let launched = match kind {
+        StoreKind::Postgres => postgres::launch(installation, &dir, port, durability),
+        StoreKind::Mysql => mysql::launch(installation, &dir, port, durability),
+        StoreKind::Redis => redis::launch(installation, &dir, port, durability),
+        StoreKind::Sqlite => bail!("sqlite is embedded: it has no server"),
+    };
+    let process = launched.with_context(|| {
+        format!(
+            "starting a local {kind} server ({}){}",
+            installation.server.display(),
+            log_tail(&dir)
+        )
+    })?;
+    server.register(process);
+    if let Some(Process::Child(child)) = &mut server.process {
+        wait_until_listening(child, port, &dir)
+            .with_context(|| format!("starting a local {kind} server"))?;
+    }
+    server.start_time = started.elapsed();
+    Ok(server)
+}
+
+impl LocalServer {
+    pub fn kind(&self) -> StoreKind {
+        self.kind
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The temporary directory holding the data directory, config and log.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The pid of the server's main process.
+    pub fn pid(&self) -> Option<i32> {
+        self.process.as_ref().map(Process::pid)
+    }
+
+    /// The URL a store connects to (no password: local servers trust loopback).
+    pub fn url(&self) -> String {
+        match self.kind {
+            StoreKind::Postgres => format!("postgres://bench@127.0.0.1:{}/postgres", self.port),
+            StoreKind::Mysql => format!("mysql://root@127.0.0.1:{}/dbcompare", self.port),
+            StoreKind::Redis => format!("redis://127.0.0.1:{}/0", self.port),
+            StoreKind::Sqlite => String::new(),
+        }
+    }
+
+    /// The server's data directory, whose bytes a store may report beside its own figure.
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    fn register(&mut self, process: Process) {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        REGISTRY
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Registered {
+                id,
+                pid: process.pid(),
+                dir: (!self.keep_data).then(|| self.dir.clone()),
+            });
+        self.registration = id;
+        self.process = Some(process);
+    }
+
+    /// Stops the server and deletes its directory; returns what went wrong, if anything.
+    pub fn stop(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<()> {
+        let stopped = match self.process.take() {
+            Some(Process::Child(child)) => stop_child(child),
+            Some(Process::PgCtl {
+                pg_ctl,
+                data,
+                as_user,
+                pid,
+            }) => postgres::stop(&pg_ctl, &data, as_user.as_deref(), pid),
+            None => Ok(()),
+        };
+        REGISTRY
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|r| r.id != self.registration);
+        let removed = if self.keep_data {
+            eprintln!(
+                "kept the {} server's directory: {}",
+                self.kind,
+                self.dir.display()
+            );
+            Ok(())
+        } else {
+            std::fs::remove_dir_all(&self.dir)
+                .or_else(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => Ok(()),
+                    _ => Err(e),
+                })
+                .with_context(|| format!("deleting {}", self.dir.display()))
+        };
+        stopped.and(removed)
+    }
+}
+
+impl Drop for LocalServer {
+    fn drop(&mut self) {
+        if let Err(e) = self.shutdown() {
+            eprintln!("warning: stopping the local {} server: {e:#}", self.kind);
+        }
+    }
+}
+
+/// SIGTERM, wait, then SIGKILL; always reaps the child.
+fn stop_child(mut child: Child) -> Result<()> {
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    while Instant::now() < deadline {
+        if child.try_wait()?.is_some() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill()?;
+    child.wait()?;
+    bail!("the server did not stop within {STOP_TIMEOUT:?} of SIGTERM and was killed")
+}
+
+/// Waits until the child accepts TCP connections on `port`, failing early if it exits.
+fn wait_until_listening(child: &mut Child, port: u16, dir: &Path) -> Result<()> {
+    let deadline = Instant::now() + READY_TIMEOUT;
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    loop {
+        if let Some(status) = child.try_wait()? {
+            bail!(
+                "the server exited ({status}) before it answered{}",
+                log_tail(dir)
+            );
+        }
+        if let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+            // A listening server may still refuse to talk; a greeting or silence both mean
+            // the socket is served. Only a reset means "not yet".
+            stream.set_read_timeout(Some(Duration::from_millis(50)))?;
+            let mut byte = [0u8; 1];
+            match stream.read(&mut byte) {
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+                _ => return Ok(()),
+            }
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "the server did not answer on 127.0.0.1:{port} within {READY_TIMEOUT:?}{}",
+                log_tail(dir)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The last lines of the server's log in `dir` (`server.log`), formatted for an error.
+pub fn log_tail(dir: &Path) -> String {
+    let Ok(file) = std::fs::File::open(dir.join("server.log")) else {
+        return String::new();
+    };
+    let lines: Vec<String> = BufReader::new(file).lines().map_while(Result::ok).collect();
+    let tail = &lines[lines.len().saturating_sub(15)..];
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("\n--- last lines of its log ---\n{}", tail.join("\n"))
+    }
+}
+
+/// Runs a setup command to completion, with its output in the error when it fails.
+fn run_setup(mut command: Command, what: &str) -> Result<()> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let output = command
+        .stdin(Stdio::null())
+        .process_group(0)
+        .output()
+        .with_context(|| format!("{what}: running {program}"))?;
+    if !output.status.success() {
+        bail!(
+            "{what}: {program} failed ({}):\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout).trim(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// First line of `binary --version`.
+fn version_of(binary: &Path) -> Option<String> {
+    let out = Command::new(binary)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?;
+    // `/usr/sbin/mariadbd  Ver 10.11...`: name the binary, not where it lives.
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .enumerate()
+        .map(|(i, w)| {
+            if i == 0 {
+                w.rsplit('/').next().unwrap_or(w)
+            } else {
+                w
+            }
+        })
+        .collect();
+    Some(words.join(" "))
+}
+
+/// The first of `names` found on PATH or in `extra_dirs`.
+fn which(names: &[&str], extra_dirs: &[PathBuf]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::env::split_paths(&path).chain(extra_dirs.iter().cloned());
+    let dirs: Vec<PathBuf> = dirs.collect();
+    names
+        .iter()
+        .find_map(|name| dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()))
+}
+
+/// Whether this process runs as root (servers that refuse root then run as another user).
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Writes `contents` to `path`.
+fn write_file(path: &Path, contents: &str) -> Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}

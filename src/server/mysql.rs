@@ -1,0 +1,98 @@
+//! A throw-away MariaDB (or MySQL) server with configs/my.cnf.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result};
+
+use super::{Installation, Process, is_root, run_setup, version_of, which, write_file};
+use crate::store::Durability;
+
+/// The settings every throw-away server starts with.
+pub const CONFIG: &str = include_str!("../../configs/my.cnf");
+
+fn sbin() -> Vec<PathBuf> {
+    vec![
+        "/usr/sbin".into(),
+        "/usr/local/sbin".into(),
+        "/usr/local/mysql/bin".into(),
+    ]
+}
+
+pub fn find() -> Option<Installation> {
+    let server = which(&["mariadbd", "mysqld"], &sbin())?;
+    let version = version_of(&server)?;
+    let mut tools = Vec::new();
+    if version.contains("MariaDB") {
+        tools.push((
+            "install_db",
+            which(&["mariadb-install-db", "mysql_install_db"], &sbin())?,
+        ));
+    }
+    Some(Installation {
+        server,
+        tools,
+        version,
+    })
+}
+
+pub(super) fn launch(
+    inst: &Installation,
+    dir: &Path,
+    port: u16,
+    durability: Durability,
+) -> Result<Process> {
+    let data = dir.join("data");
+    let defaults = dir.join("my.cnf");
+    write_file(&defaults, CONFIG)?;
+    let defaults_arg = format!("--defaults-file={}", defaults.display());
+    let datadir_arg = format!("--datadir={}", data.display());
+    let root = is_root();
+
+    if inst.version.contains("MariaDB") {
+        let mut init = Command::new(inst.tool("install_db"));
+        init.args([&defaults_arg, &datadir_arg]).args([
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            "--skip-name-resolve",
+        ]);
+        if root {
+            init.arg("--user=root");
+        }
+        run_setup(init, "initialising the MariaDB data directory")?;
+    } else {
+        let mut init = Command::new(&inst.server);
+        init.args([&defaults_arg, &datadir_arg, "--initialize-insecure"]);
+        if root {
+            init.arg("--user=root");
+        }
+        run_setup(init, "initialising the MySQL data directory")?;
+    }
+
+    let init_sql = dir.join("init.sql");
+    write_file(&init_sql, "CREATE DATABASE IF NOT EXISTS dbcompare;\n")?;
+    let mut server = Command::new(&inst.server);
+    server
+        .args([&defaults_arg, &datadir_arg])
+        .arg(format!("--port={port}"))
+        .arg("--bind-address=127.0.0.1")
+        .arg(format!("--socket={}", dir.join("mysqld.sock").display()))
+        .arg(format!("--pid-file={}", dir.join("mysqld.pid").display()))
+        .arg(format!("--log-error={}", dir.join("server.log").display()))
+        .arg(format!("--init-file={}", init_sql.display()));
+    if root {
+        server.arg("--user=root");
+    }
+    if durability == Durability::Relaxed {
+        server.arg("--innodb-flush-log-at-trx-commit=2");
+    }
+    let child = server
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("running {}", inst.server.display()))?;
+    Ok(Process::Child(child))
+}

@@ -1,0 +1,55 @@
+//! A throw-away Redis server with configs/redis.conf.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result};
+
+use super::{Installation, Process, version_of, which, write_file};
+use crate::store::Durability;
+
+/// The settings every throw-away Redis starts with.
+pub const CONFIG: &str = include_str!("../../configs/redis.conf");
+
+pub fn find() -> Option<Installation> {
+    let server = which(
+        &["redis-server"],
+        &["/usr/sbin".into(), "/usr/local/bin".into()],
+    )?;
+    Some(Installation {
+        version: version_of(&server).unwrap_or_else(|| "Redis (unknown version)".into()),
+        tools: Vec::new(),
+        server,
+    })
+}
+
+pub(super) fn launch(
+    inst: &Installation,
+    dir: &Path,
+    port: u16,
+    durability: Durability,
+) -> Result<Process> {
+    let data = dir.join("data");
+    std::fs::create_dir(&data).with_context(|| format!("creating {}", data.display()))?;
+    let mut conf = CONFIG.to_string();
+    conf.push_str(&format!(
+        "\n# --- dbcompare: this instance ---\nport {port}\nbind 127.0.0.1\ndir {}\nlogfile {}\n",
+        data.display(),
+        dir.join("server.log").display()
+    ));
+    if durability == Durability::Relaxed {
+        conf.push_str("appendfsync everysec\n");
+    }
+    let conf_path = dir.join("redis.conf");
+    write_file(&conf_path, &conf)?;
+    let child = Command::new(&inst.server)
+        .arg(&conf_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("running {}", inst.server.display()))?;
+    Ok(Process::Child(child))
+}

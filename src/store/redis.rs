@@ -1,0 +1,259 @@
+//! Redis (redis crate, async): the record encoded with bincode 2 under its unique_id, plus
+//! the original benchmark's hand-made secondary indexes (a hash per name and per age), all
+//! in one MULTI/EXEC. Every key carries the `dbcompare:` prefix, so a reset deletes only
+//! the benchmark's keys.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use bincode::{Decode, Encode};
+use chrono::{TimeZone, Utc};
+use redis::AsyncConnectionConfig;
+use redis::aio::MultiplexedConnection;
+
+use super::{ConnectSpec, DiskUsage, Store, StoreUrl, dir_bytes};
+use crate::record::{Data, Record};
+use crate::report::model::StoreInfo;
+
+pub const SCHEMES: &[&str] = &["redis"];
+
+/// Every key of the benchmark starts with this.
+const PREFIX: &str = "dbcompare:";
+
+/// How long one command may take (SAVE of a large data set included).
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Checks a URL the way the driver will read it.
+pub fn check_url(raw: &str) -> Result<()> {
+    redis::Client::open(raw)?;
+    Ok(())
+}
+
+/// The value stored under a record's key: every field, `created_at` as Unix milliseconds.
+#[derive(Debug, PartialEq, Eq, Encode, Decode)]
+struct Value {
+    id: i64,
+    unique_id: String,
+    created_by: i64,
+    updated_by: i64,
+    deleted_by: i64,
+    created_at_ms: i64,
+    name: String,
+    age: i64,
+}
+
+fn encode(r: &Record) -> Result<Vec<u8>> {
+    let value = Value {
+        id: r.id,
+        unique_id: r.unique_id.clone(),
+        created_by: r.created_by,
+        updated_by: r.updated_by,
+        deleted_by: r.deleted_by,
+        created_at_ms: r.created_at.timestamp_millis(),
+        name: r.data.name.clone(),
+        age: r.data.age,
+    };
+    Ok(bincode::encode_to_vec(&value, bincode::config::standard())?)
+}
+
+fn decode(bytes: &[u8]) -> Result<Record> {
+    let (v, read): (Value, usize) = bincode::decode_from_slice(bytes, bincode::config::standard())?;
+    if read != bytes.len() {
+        bail!("{} trailing bytes after the record", bytes.len() - read);
+    }
+    Ok(Record {
+        id: v.id,
+        unique_id: v.unique_id,
+        created_by: v.created_by,
+        updated_by: v.updated_by,
+        deleted_by: v.deleted_by,
+        created_at: Utc
+            .timestamp_millis_opt(v.created_at_ms)
+            .single()
+            .context("created_at out of range")?,
+        data: Data {
+            name: v.name,
+            age: v.age,
+        },
+    })
+}
+
+pub struct RedisStore {
+    conn: MultiplexedConnection,
+    data_dir: Option<PathBuf>,
+}
+
+impl RedisStore {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+        let client = redis::Client::open(url.expose())?;
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(spec.connect_timeout))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT));
+        let mut conn = client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await?;
+        redis::cmd("PING").query_async::<()>(&mut conn).await?;
+        Ok(RedisStore {
+            conn,
+            data_dir: spec.data_dir.map(std::path::Path::to_path_buf),
+        })
+    }
+
+    async fn config(&mut self, name: &str) -> Result<String> {
+        let pair: Vec<String> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg(name)
+            .query_async(&mut self.conn)
+            .await?;
+        Ok(pair.get(1).cloned().unwrap_or_default())
+    }
+
+    async fn info(&mut self, section: &str) -> Result<BTreeMap<String, String>> {
+        let text: String = redis::cmd("INFO")
+            .arg(section)
+            .query_async(&mut self.conn)
+            .await?;
+        Ok(text
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+            .collect())
+    }
+}
+
+impl Store for RedisStore {
+    async fn describe(&mut self) -> Result<StoreInfo> {
+        let version = self
+            .info("server")
+            .await?
+            .remove("redis_version")
+            .unwrap_or_default();
+        let mut settings = BTreeMap::new();
+        for name in ["appendonly", "appendfsync", "save", "maxmemory"] {
+            let value = self.config(name).await?;
+            settings.insert(name.to_string(), value);
+        }
+        let durable = settings["appendonly"] == "yes" && settings["appendfsync"] == "always";
+        Ok(StoreInfo {
+            version: format!("Redis {version}"),
+            durability: if durable { "durable" } else { "relaxed" }.to_string(),
+            settings,
+            search_path: "GET dbcompare:<unique_id> (primary key; the name and age hashes are \
+                          written, not searched)"
+                .to_string(),
+            write_path: "MULTI; SET value; HSET names_<name>; HSET ages_<age>; EXEC".to_string(),
+            size_method: "AOF bytes (aof_current_size) after SAVE, plus the RDB file when local"
+                .to_string(),
+        })
+    }
+
+    async fn reset(&mut self) -> Result<()> {
+        let mut cursor: u64 = 0;
+        loop {
+            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(format!("{PREFIX}*"))
+                .arg("COUNT")
+                .arg(1000)
+                .query_async(&mut self.conn)
+                .await
+                .context("finding the previous run's keys")?;
+            if !keys.is_empty() {
+                redis::cmd("UNLINK")
+                    .arg(&keys)
+                    .query_async::<()>(&mut self.conn)
+                    .await?;
+            }
+            if next == 0 {
+                return Ok(());
+            }
+            cursor = next;
+        }
+    }
+
+    async fn insert(&mut self, r: &Record) -> Result<()> {
+        let value = encode(r)?;
+        let key = format!("{PREFIX}{}", r.unique_id);
+        redis::pipe()
+            .atomic()
+            .set(&key, value)
+            .ignore()
+            .hset(format!("{PREFIX}names_{}", r.data.name), &r.unique_id, r.id)
+            .ignore()
+            .hset(format!("{PREFIX}ages_{}", r.data.age), &r.unique_id, r.id)
+            .ignore()
+            .query_async::<()>(&mut self.conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+        let key = format!("{PREFIX}{unique_id}");
+        let bytes: Option<Vec<u8>> = redis::cmd("GET")
+            .arg(key)
+            .query_async(&mut self.conn)
+            .await?;
+        bytes.map(|b| decode(&b)).transpose()
+    }
+
+    async fn disk_usage(&mut self) -> Result<DiskUsage> {
+        redis::cmd("SAVE")
+            .query_async::<()>(&mut self.conn)
+            .await
+            .context("SAVE")?;
+        let persistence = self.info("persistence").await?;
+        let aof = persistence
+            .get("aof_current_size")
+            .and_then(|v| v.parse::<u64>().ok());
+        let mut usage = DiskUsage::default();
+        let rdb = match self.data_dir.clone() {
+            Some(dir) => Some(dir_bytes(&dir.join(self.config("dbfilename").await?))),
+            None => None,
+        };
+        match (aof, rdb) {
+            (Some(aof), rdb) => {
+                usage.bytes = aof;
+                if let Some(rdb) = rdb {
+                    usage.extra.insert("RDB file".to_string(), rdb);
+                }
+            }
+            (None, Some(rdb)) => usage.bytes = rdb,
+            (None, None) => {
+                bail!("AOF is off and the RDB file is on another machine: no size to report")
+            }
+        }
+        if let Some(dir) = &self.data_dir {
+            usage
+                .extra
+                .insert("data directory".to_string(), dir_bytes(dir));
+        }
+        Ok(usage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::generate;
+
+    #[test]
+    fn values_round_trip_every_field() {
+        for r in generate(9, &"micro".parse().unwrap(), 1) {
+            let bytes = encode(&r).unwrap();
+            assert_eq!(decode(&bytes).unwrap(), r);
+        }
+    }
+
+    #[test]
+    fn truncated_values_are_errors() {
+        let r = &generate(9, &"micro".parse().unwrap(), 1)[0];
+        let bytes = encode(r).unwrap();
+        assert!(decode(&bytes[..bytes.len() - 3]).is_err());
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode(&longer).is_err());
+    }
+}

@@ -1,0 +1,213 @@
+//! Faults of server stores: an unreachable server, a server that never answers, a wrong
+//! password, a missing database, a local server that cannot start. Each fails its store
+//! with a clear message, the other stores still run, the exit code is 1, and no password
+//! appears anywhere.
+
+mod common;
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use dbcompare::report::json;
+use dbcompare::report::model::{Report, StoreStatus};
+use dbcompare::server::{self, Installation};
+use dbcompare::store::{Durability, StoreKind};
+use predicates::prelude::PredicateBooleanExt;
+
+struct Run {
+    code: i32,
+    output: String,
+    report: Report,
+    files: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let out = tempfile::tempdir().unwrap();
+    let assert = Command::cargo_bin("dbcompare")
+        .unwrap()
+        .args(args)
+        .args(["--sizes", "micro", "--searches-per-insert", "2", "--out"])
+        .arg(out.path())
+        .env_remove("DBCOMPARE_POSTGRES_URL")
+        .env_remove("DBCOMPARE_MYSQL_URL")
+        .env_remove("DBCOMPARE_REDIS_URL")
+        .timeout(Duration::from_secs(120))
+        .assert();
+    let o = assert.get_output();
+    let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap();
+    Run {
+        code: o.status.code().unwrap_or(-1),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        report: json::parse(&read("run.json")).unwrap(),
+        files: read("run.json") + &read("results.md"),
+    }
+}
+
+fn store<'a>(report: &'a Report, name: &str) -> &'a dbcompare::report::model::StoreResult {
+    report.stores.iter().find(|s| s.store == name).unwrap()
+}
+
+fn assert_never_shown(run: &Run, secret: &str) {
+    assert!(
+        !run.output.contains(secret),
+        "password in output:\n{}",
+        run.output
+    );
+    assert!(
+        !run.files.contains(secret),
+        "password in run.json or results.md"
+    );
+}
+
+#[test]
+fn an_unreachable_server_fails_its_store_and_the_others_run() {
+    let r = run(&[
+        "--store",
+        "sqlite,redis",
+        "--url",
+        "redis=redis://:pw-unreachable@127.0.0.1:1/0",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.output);
+    assert_eq!(store(&r.report, "sqlite").status, StoreStatus::Ok);
+    let redis = store(&r.report, "redis");
+    assert_eq!(redis.status, StoreStatus::Failed);
+    let error = redis.error.as_deref().unwrap();
+    assert!(error.contains("127.0.0.1:1"), "{error}");
+    assert!(error.contains("redis://:***@127.0.0.1:1/0"), "{error}");
+    assert_never_shown(&r, "pw-unreachable");
+}
+
+#[test]
+fn a_server_that_never_answers_fails_within_the_connect_timeout() {
+    // Accepts connections (the kernel does) but never says a word.
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let url = format!("postgres=postgres://bench:pw-silent@127.0.0.1:{port}/db");
+    let started = Instant::now();
+    let r = run(&[
+        "--store",
+        "postgres",
+        "--url",
+        &url,
+        "--connect-timeout",
+        "1",
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(r.code, 1, "{}", r.output);
+    let error = store(&r.report, "postgres").error.clone().unwrap();
+    assert!(error.contains(&format!("127.0.0.1:{port}")), "{error}");
+    assert_never_shown(&r, "pw-silent");
+}
+
+#[test]
+fn a_wrong_password_shows_the_servers_message_and_never_the_password() {
+    let server = common::start(StoreKind::Mysql, Durability::Durable);
+    let url = format!(
+        "mysql=mysql://root:pw-wrong@127.0.0.1:{}/dbcompare",
+        server.port()
+    );
+    let r = run(&["--store", "mysql", "--url", &url]);
+    assert_eq!(r.code, 1, "{}", r.output);
+    let error = store(&r.report, "mysql").error.clone().unwrap();
+    assert!(error.contains("Access denied"), "{error}");
+    assert!(error.contains("mysql://root:***@127.0.0.1"), "{error}");
+    assert_never_shown(&r, "pw-wrong");
+}
+
+#[test]
+fn a_missing_database_shows_the_servers_message() {
+    let server = common::start(StoreKind::Postgres, Durability::Durable);
+    let url = format!(
+        "postgres=postgres://bench:pw-nodb@127.0.0.1:{}/nosuchdb",
+        server.port()
+    );
+    let r = run(&["--store", "postgres", "--url", &url]);
+    assert_eq!(r.code, 1, "{}", r.output);
+    let error = store(&r.report, "postgres").error.clone().unwrap();
+    assert!(error.contains("\"nosuchdb\" does not exist"), "{error}");
+    assert_never_shown(&r, "pw-nodb");
+}
+
+#[test]
+fn a_url_for_another_store_is_refused_before_anything_starts() {
+    let out = tempfile::tempdir().unwrap();
+    Command::cargo_bin("dbcompare")
+        .unwrap()
+        .args([
+            "--store",
+            "redis",
+            "--url",
+            "redis=postgres://u:pw-x@h/db",
+            "--out",
+        ])
+        .arg(out.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("that is a postgres URL"))
+        .stderr(predicates::str::contains("pw-x").not());
+    assert!(!out.path().join("run.json").exists());
+}
+
+/// A fake redis-server that writes a fatal error to the log its config names, then exits.
+fn failing_installation(dir: &Path) -> Installation {
+    let script = dir.join("fake-redis-server");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nlog=$(sed -n 's/^logfile //p' \"$1\")\necho 'FATAL CONFIG FILE ERROR (fake)' >> \"$log\"\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    Installation {
+        server: script,
+        tools: Vec::new(),
+        version: "fake".into(),
+    }
+}
+
+#[test]
+fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
+    let redis_dirs = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("dbcompare-redis-")
+            })
+            .collect()
+    };
+    let before = redis_dirs();
+    let scratch = tempfile::tempdir().unwrap();
+    let error = server::start(
+        StoreKind::Redis,
+        &failing_installation(scratch.path()),
+        Durability::Durable,
+        false,
+    )
+    .err()
+    .expect("the fake server cannot start");
+    let message = format!("{error:#}");
+    assert!(message.contains("exited"), "{message}");
+    assert!(
+        message.contains("FATAL CONFIG FILE ERROR (fake)"),
+        "{message}"
+    );
+    let leftovers: Vec<_> = redis_dirs()
+        .into_iter()
+        .filter(|d| !before.contains(d))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
