@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::record::Size;
 use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
@@ -58,8 +58,14 @@ impl Observer for Console {
         }
         let bar = ProgressBar::with_draw_target(Some(ops), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {rate} eta {eta}")
                 .expect("static progress template")
+                .with_key(
+                    "rate",
+                    |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0} ops/s", state.per_sec());
+                    },
+                )
                 .progress_chars("=> "),
         );
         bar.set_prefix(format!("{} {} {}", self.store, kind.label(), size.name));

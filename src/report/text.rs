@@ -162,10 +162,11 @@ pub fn phase_row(store: &str, p: &PhaseResult) -> Vec<String> {
 }
 
 /// Headers of the per-store recap, shared with the markdown renderer.
-pub const STORE_HEADERS: [&str; 7] = [
+pub const STORE_HEADERS: [&str; 8] = [
     "store",
     "status",
     "version",
+    "runs",
     "durability",
     "initial size",
     "final size",
@@ -182,19 +183,14 @@ pub fn store_row(r: &StoreResult) -> Vec<String> {
         StoreStatus::Interrupted => "interrupted",
     };
     let info = r.info.as_ref();
-    let durability = info.map_or_else(
-        || "-".to_string(),
-        |i| {
-            let settings: Vec<String> =
-                i.settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{} ({})", i.durability, settings.join(", "))
-        },
-    );
     vec![
         r.store.clone(),
         status.to_string(),
         info.map_or("-", |i| i.version.as_str()).to_string(),
-        durability,
+        r.deployment
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |d| d.describe()),
+        info.map_or("-", |i| i.durability.as_str()).to_string(),
         size(r.initial_size_bytes),
         size(r.final_size_bytes),
         info.map_or("-", |i| i.search_path.as_str()).to_string(),
@@ -220,8 +216,30 @@ pub fn recap(report: &Report) -> String {
         &numeric_columns(PHASE_HEADERS.len(), 3),
     ));
     out.push('\n');
-    out.push_str(&table(&STORE_HEADERS, &store_rows, &[false; 7]));
+    out.push_str(&table(&STORE_HEADERS, &store_rows, &[]));
+    let settings: Vec<String> = report
+        .stores
+        .iter()
+        .filter_map(|s| Some(format!("{}: {}", s.store, settings_line(s.info.as_ref()?))))
+        .collect();
+    if !settings.is_empty() {
+        out.push_str("\nSettings read back from each store:\n");
+        for line in settings {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     out
+}
+
+/// `fsync=on, synchronous_commit=on, ...`
+pub fn settings_line(info: &super::model::StoreInfo) -> String {
+    let settings: Vec<String> = info
+        .settings
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    settings.join(", ")
 }
 
 /// The whole run as text: each store's blog lines, then the recap.

@@ -174,7 +174,12 @@ impl Store for MysqlStore {
             .to_string()
         });
         Ok(StoreInfo {
-            version: format!("{flavour} {}", about["version"]),
+            // `10.11.6-MariaDB-0+deb12u1` -> `MariaDB 10.11.6 (10.11.6-MariaDB-0+deb12u1)`.
+            version: format!(
+                "{flavour} {} ({})",
+                about["version"].split('-').next().unwrap_or_default(),
+                about["version"]
+            ),
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
             search_path,
