@@ -211,3 +211,78 @@ fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// Pids of running processes working in `dir` (Redis rewrites its command line, but it
+/// works in its data directory).
+fn processes_in(dir: &Path) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let cwd = std::fs::read_link(e.path().join("cwd")).ok()?;
+            (cwd.starts_with(dir) && server::process_alive(pid)).then_some(pid)
+        })
+        .collect()
+}
+
+fn redis_dirs() -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("dbcompare-redis-")
+        })
+        .collect()
+}
+
+/// Ctrl-C once (stop after the current operation) or twice (stop now): either way exit 130
+/// and no server process or directory is left.
+fn interrupt_a_local_server_run(signals: usize) {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let before = redis_dirs();
+    let out = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(["--store", "redis", "--sizes", "200000", "--out"])
+        .arg(out.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(
+        lines.any(|l| l.is_ok_and(|l| l.starts_with("initial database size"))),
+        "the run reached its first insert phase"
+    );
+    let server_dir = redis_dirs()
+        .into_iter()
+        .find(|d| !before.contains(d) && processes_in(d).len() == 1)
+        .expect("the running server's directory");
+    for _ in 0..signals {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(processes_in(&server_dir).is_empty(), "the server survived");
+    assert!(!server_dir.exists(), "{} survived", server_dir.display());
+    if signals == 1 {
+        let report =
+            json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap()).unwrap();
+        assert_eq!(store(&report, "redis").status, StoreStatus::Interrupted);
+    }
+}
+
+/// One test, so that the two runs' servers cannot be mistaken for each other.
+#[test]
+fn ctrl_c_once_or_twice_stops_local_servers_and_deletes_their_directories() {
+    interrupt_a_local_server_run(1);
+    interrupt_a_local_server_run(2);
+}
