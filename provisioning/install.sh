@@ -4,6 +4,12 @@
 #
 #   provisioning/install.sh                   # postgres, mysql (MariaDB) and redis
 #   provisioning/install.sh postgres redis    # only these
+#   provisioning/install.sh jongodb           # the in-memory MongoDB-wire-compatible server
+#                                             # the MongoDB adapter's tests run against
+#                                             # (npm package, into .tools/ of this checkout)
+#
+# MongoDB, Aerospike and Couchbase are not in Debian's archive: provisioning/mongodb.sh,
+# aerospike.sh and couchbase.sh install them from their vendors.
 #
 # Debian's policy keeps apt from starting the system services in containers; on a
 # machine where apt does start them, they listen on their default ports, which dbcompare
@@ -11,9 +17,15 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [sqlite|postgres|mysql|redis|shellcheck]..." >&2
+  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|shellcheck]..." >&2
   exit 2
 }
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+jongodb_package=@jongodb/memory-server-bin-linux-x64-gnu@0.1.6
+jongodb_dir="$here/.tools/jongodb"
+jongodb_bin="$jongodb_dir/node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb"
+want_jongodb=no
 
 if [ "$#" -eq 0 ]; then
   set -- postgres mysql redis
@@ -32,24 +44,36 @@ for store in "$@"; do
     mysql) if installed_mysql; then echo "mysql: already installed"; else packages+=(mariadb-server); fi ;;
     redis) if installed_redis; then echo "redis: already installed"; else packages+=(redis-server); fi ;;
     shellcheck) if installed_shellcheck; then echo "shellcheck: already installed"; else packages+=(shellcheck); fi ;;
+    jongodb)
+      if [ -x "$jongodb_bin" ]; then
+        echo "jongodb: already installed"
+      else
+        want_jongodb=yes
+        command -v npm >/dev/null || packages+=(npm)
+      fi ;;
     mongodb|aerospike|couchbase)
-      echo "$store: not packaged by Debian; give a server with --url $store=... (see README)" >&2 ;;
+      echo "$store: not in Debian's archive; provisioning/$store.sh installs it from its vendor, or give a server with --url $store=..." >&2 ;;
     *) echo "unknown store '$store'" >&2; usage ;;
   esac
 done
 
-if [ "${#packages[@]}" -eq 0 ]; then
-  exit 0
+if [ "${#packages[@]}" -gt 0 ]; then
+  sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "installing ${packages[*]} needs root (or sudo)" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  echo "installing: ${packages[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+  echo "installed: ${packages[*]}"
 fi
 
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "installing ${packages[*]} needs root (or sudo)" >&2; exit 1; }
-  sudo=(sudo)
+if [ "$want_jongodb" = yes ]; then
+  echo "installing: $jongodb_package (npm) into .tools/jongodb"
+  mkdir -p "$jongodb_dir"
+  npm install --prefix "$jongodb_dir" --no-save --no-audit --no-fund --loglevel=error "$jongodb_package" >/dev/null
+  [ -x "$jongodb_bin" ] || { echo "jongodb: $jongodb_bin is missing after the install" >&2; exit 1; }
+  echo "installed: jongodb"
 fi
-
-echo "installing: ${packages[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-echo "installed: ${packages[*]}"

@@ -121,6 +121,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
     pub connect_timeout: NonZeroU64,
 
+    /// Couchbase: search through a SQL++ query on an index on unique_id (created by the
+    /// reset) instead of a KV get by key.
+    #[arg(long)]
+    pub couchbase_query: bool,
+
     /// Keep the data directories of the local servers dbcompare starts (their paths are
     /// printed), for inspection.
     #[arg(long)]

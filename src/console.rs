@@ -48,7 +48,7 @@ impl Observer for Console {
         self.line(&text::store_header(result));
     }
 
-    fn size_measured(&mut self, which: &str, bytes: u64) {
+    fn size_measured(&mut self, which: &str, bytes: Option<u64>) {
         self.line(&text::size_line(which, bytes));
     }
 

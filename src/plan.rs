@@ -57,6 +57,7 @@ pub struct RunPlan {
     pub connect_timeout: Duration,
     pub keep_data: bool,
     pub sqlite_path: Option<PathBuf>,
+    pub couchbase_query: bool,
 }
 
 /// Reads the environment (a function, so tests can give their own).
@@ -115,10 +116,11 @@ pub fn target(kind: StoreKind, urls: &BTreeMap<StoreKind, StoreUrl>, locate: Loc
     }
     match locate(kind) {
         Some(installation) => Target::Local(installation),
-        None => Target::Unavailable(format!(
+        None if server::can_start(kind) => Target::Unavailable(format!(
             "no {kind} server is installed here: {}",
             server::install_hint(kind)
         )),
+        None => Target::Unavailable(server::install_hint(kind)),
     }
 }
 
@@ -176,6 +178,7 @@ impl RunPlan {
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
             keep_data: args.keep_data,
             sqlite_path: args.sqlite_path.clone(),
+            couchbase_query: args.couchbase_query,
         })
     }
 
@@ -240,7 +243,11 @@ mod tests {
         assert!(
             matches!(plan.stores[1].1, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))
         );
-        assert!(matches!(plan.stores[3].1, Target::Local(_)));
+        let of = |kind: StoreKind| &plan.stores.iter().find(|(k, _)| *k == kind).unwrap().1;
+        assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
+        assert!(
+            matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains("DBCOMPARE_MONGODB_URL"))
+        );
     }
 
     #[test]

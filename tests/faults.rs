@@ -286,3 +286,67 @@ fn ctrl_c_once_or_twice_stops_local_servers_and_deletes_their_directories() {
     interrupt_a_local_server_run(1);
     interrupt_a_local_server_run(2);
 }
+
+#[test]
+fn unreachable_document_stores_fail_with_their_host_and_the_others_run() {
+    let r = run(&[
+        "--store",
+        "sqlite,mongodb,aerospike,couchbase",
+        "--url",
+        "mongodb=mongodb://bob:pw-mongo@127.0.0.1:1/dbcompare",
+        "--url",
+        "aerospike=aerospike://bob:pw-aero@127.0.0.1:1/test",
+        "--url",
+        "couchbase=couchbase://bob:pw-couch@127.0.0.1:1/bench",
+        "--connect-timeout",
+        "3",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.output);
+    assert_eq!(store(&r.report, "sqlite").status, StoreStatus::Ok);
+    for name in ["mongodb", "aerospike", "couchbase"] {
+        let s = store(&r.report, name);
+        assert_eq!(s.status, StoreStatus::Failed, "{name}");
+        let error = s.error.as_deref().unwrap();
+        assert!(error.contains("127.0.0.1:1"), "{name}: {error}");
+    }
+    for secret in ["pw-mongo", "pw-aero", "pw-couch"] {
+        assert_never_shown(&r, secret);
+    }
+}
+
+#[test]
+fn silent_document_stores_fail_within_the_connect_timeout() {
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let started = Instant::now();
+    let r = run(&[
+        "--store",
+        "mongodb,aerospike,couchbase",
+        "--url",
+        &format!("mongodb=mongodb://127.0.0.1:{port}/dbcompare"),
+        "--url",
+        &format!("aerospike=aerospike://127.0.0.1:{port}/test"),
+        "--url",
+        &format!("couchbase=couchbase://bob:pw@127.0.0.1:{port}/bench"),
+        "--connect-timeout",
+        "1",
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(r.code, 1, "{}", r.output);
+    for name in ["mongodb", "aerospike", "couchbase"] {
+        let s = store(&r.report, name);
+        assert_eq!(s.status, StoreStatus::Failed, "{name}: {:?}", s.error);
+        assert!(
+            s.error
+                .as_deref()
+                .unwrap()
+                .contains(&format!("127.0.0.1:{port}")),
+            "{name}: {:?}",
+            s.error
+        );
+    }
+}

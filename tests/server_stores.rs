@@ -8,73 +8,29 @@ use std::path::Path;
 
 use anyhow::Result;
 use dbcompare::record::{Record, generate};
-use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
+use dbcompare::report::model::{StoreInfo, StoreResult};
 use dbcompare::server::process_alive;
 use dbcompare::store::{AnyStore, DiskUsage, Durability, Store, StoreKind};
 use dbcompare::suite::Silent;
-use dbcompare::suite::classic::{self, ClassicPlan, Workload};
-
-fn micro_plan() -> ClassicPlan {
-    ClassicPlan {
-        sizes: vec!["micro".parse().unwrap()],
-        searches_per_insert: 40,
-        seed: 11,
-    }
-}
+use dbcompare::suite::classic::{self, Workload};
 
 async fn round_trip(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
     let mut store = common::connect(&server, Durability::Durable).await;
-    store.reset().await.unwrap();
-    let records = generate(5, &"micro".parse().unwrap(), 1);
-    for r in &records[..50] {
-        store.insert(r).await.unwrap();
-    }
-    for r in &records[..50] {
-        let found = store.find(&r.unique_id).await.unwrap();
-        assert_eq!(found.as_ref(), Some(r), "{kind}: {}", r.unique_id);
-    }
-    assert_eq!(store.find(&records[50].unique_id).await.unwrap(), None);
-    assert_eq!(store.find("micro-999999").await.unwrap(), None);
-    // A unique_id is unique: a second insert of the same record is refused.
-    assert!(store.insert(&records[0]).await.is_err() || kind == StoreKind::Redis);
-    // A reset empties the store.
-    store.reset().await.unwrap();
-    assert_eq!(store.find(&records[0].unique_id).await.unwrap(), None);
+    // Redis SET overwrites: its unique_id is a key, not a unique index.
+    common::round_trip(&mut store, kind.name(), kind != StoreKind::Redis).await;
 }
 
 async fn classic_micro(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
     let mut store = common::connect(&server, Durability::Durable).await;
-    let mut result = StoreResult::new(kind.name());
-    classic::run(
-        &mut store,
-        &Workload::generate(&micro_plan()),
-        &mut result,
-        &mut Silent,
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{kind}: {e:#}"));
-    let insert = result.phase(PhaseKind::Insert, "micro").unwrap();
-    let search = result.phase(PhaseKind::Search, "micro").unwrap();
-    assert_eq!((insert.ops, insert.errors), (100, 0));
-    assert_eq!((search.ops, search.errors), (4000, 0));
-    let (initial, fin) = (
-        result.initial_size_bytes.unwrap(),
-        result.final_size_bytes.unwrap(),
-    );
+    let result = common::classic_micro(&mut store, kind.name()).await;
     if kind == StoreKind::Mysql {
         // InnoDB allocates 16 kB pages: micro's 100 records (about 12 kB) fit in the first
-        // page of the table, so its size cannot grow yet (see mysql::size_grows_with_data).
-        assert!(
-            fin >= initial,
-            "{kind}: final size {fin} < initial size {initial}"
-        );
+        // page of the table, so its size cannot grow yet (see mysql_size_grows_with_data).
+        assert!(result.final_size_bytes >= result.initial_size_bytes);
     } else {
-        assert!(
-            fin > initial,
-            "{kind}: final size {fin} <= initial size {initial}"
-        );
+        common::size_grew(&result);
     }
     assert!(
         !result.final_size_extra.is_empty(),
@@ -82,25 +38,25 @@ async fn classic_micro(kind: StoreKind) {
     );
 }
 
-async fn read_back(kind: StoreKind, durability: Durability) -> StoreInfo {
-    let server = common::start(kind, durability);
-    let mut store = common::connect(&server, durability).await;
-    store.reset().await.unwrap();
-    store.describe().await.unwrap()
-}
-
 async fn durability_is_read_back(kind: StoreKind, expected: [(&str, &str, &str); 2]) {
-    for (durability, index) in [(Durability::Durable, 1), (Durability::Relaxed, 2)] {
-        let info = read_back(kind, durability).await;
-        assert_eq!(info.durability, durability.name(), "{kind}: {info:?}");
-        for (setting, durable, relaxed) in expected {
-            let want = if index == 1 { durable } else { relaxed };
-            assert_eq!(
-                info.settings.get(setting).map(String::as_str),
-                Some(want),
-                "{kind} {setting}: {info:?}"
-            );
-        }
+    for durability in [Durability::Durable, Durability::Relaxed] {
+        let server = common::start(kind, durability);
+        let mut store = common::connect(&server, durability).await;
+        let info = common::described(&mut store).await;
+        let want: Vec<(&str, &str)> = expected
+            .iter()
+            .map(|&(name, durable, relaxed)| {
+                (
+                    name,
+                    if durability == Durability::Durable {
+                        durable
+                    } else {
+                        relaxed
+                    },
+                )
+            })
+            .collect();
+        common::settings_are(&info, durability, &want);
     }
 }
 
@@ -139,7 +95,7 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
     let mut result = StoreResult::new(kind.name());
     let outcome = classic::run(
         &mut store,
-        &Workload::generate(&micro_plan()),
+        &Workload::generate(&common::micro_plan()),
         &mut result,
         &mut Silent,
     )

@@ -15,6 +15,7 @@ fn sqlite_spec() -> ConnectSpec<'static> {
         durability: Durability::Durable,
         connect_timeout: std::time::Duration::from_secs(10),
         sqlite_path: None,
+        couchbase_query: false,
     }
 }
 

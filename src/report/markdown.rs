@@ -127,6 +127,9 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "- write: {}", i.write_path);
             let _ = writeln!(out, "- size: {}", i.size_method);
         }
+        if let Some(why) = &r.size_error {
+            let _ = writeln!(out, "- size unavailable: {why}");
+        }
         for (what, bytes) in &r.final_size_extra {
             let _ = writeln!(
                 out,
@@ -134,7 +137,7 @@ pub fn render(report: &Report) -> String {
                 human_size(*bytes)
             );
         }
-        if r.deployment.is_some() || r.info.is_some() {
+        if r.deployment.is_some() || r.info.is_some() || r.size_error.is_some() {
             out.push('\n');
         }
         let _ = writeln!(out, "```\n{}\n```\n", store_lines(r).join("\n"));

@@ -104,6 +104,9 @@ pub struct StoreResult {
     /// On-disk size after every insert phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_size_bytes: Option<u64>,
+    /// Why a size is missing (`-`), when the store could not tell it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_error: Option<String>,
     /// Other sizes measured beside the final one (for example a local server's whole data
     /// directory), by what was measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -122,6 +125,7 @@ impl StoreResult {
             info: None,
             initial_size_bytes: None,
             final_size_bytes: None,
+            size_error: None,
             final_size_extra: BTreeMap::new(),
             phases: Vec::new(),
         }

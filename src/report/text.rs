@@ -25,9 +25,12 @@ pub fn store_header(r: &StoreResult) -> String {
     }
 }
 
-/// `initial database size: 24 kB` (`which` is `initial` or `final`).
-pub fn size_line(which: &str, bytes: u64) -> String {
-    format!("{which} database size: {}", human_size(bytes))
+/// `initial database size: 24 kB` (`which` is `initial` or `final`); `-` when unknown.
+pub fn size_line(which: &str, bytes: Option<u64>) -> String {
+    format!(
+        "{which} database size: {}",
+        bytes.map_or_else(|| "-".to_string(), human_size)
+    )
 }
 
 /// The blog's line: `INSERT micro 100 41.20 ms`.
@@ -66,16 +69,17 @@ pub fn status_line(r: &StoreResult) -> Option<String> {
 /// The blog's block of lines for one store, in run order.
 pub fn store_lines(r: &StoreResult) -> Vec<String> {
     let mut lines = Vec::new();
-    if let Some(b) = r.initial_size_bytes {
-        lines.push(size_line("initial", b));
+    let unknown = r.size_error.is_some();
+    if r.initial_size_bytes.is_some() || unknown {
+        lines.push(size_line("initial", r.initial_size_bytes));
     }
     let (inserts, searches): (Vec<_>, Vec<_>) = r
         .phases
         .iter()
         .partition(|p| p.kind == super::model::PhaseKind::Insert);
     lines.extend(inserts.into_iter().map(phase_line));
-    if let Some(b) = r.final_size_bytes {
-        lines.push(size_line("final", b));
+    if r.final_size_bytes.is_some() || (unknown && !searches.is_empty()) {
+        lines.push(size_line("final", r.final_size_bytes));
     }
     lines.extend(searches.into_iter().map(phase_line));
     lines.extend(status_line(r));

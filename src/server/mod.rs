@@ -55,15 +55,46 @@ pub fn find(kind: StoreKind) -> Option<Installation> {
         StoreKind::Postgres => postgres::find(),
         StoreKind::Mysql => mysql::find(),
         StoreKind::Redis => redis::find(),
-        StoreKind::Sqlite => None,
+        // Not packaged where dbcompare is developed: these run only with a URL.
+        _ => None,
     }
 }
 
-/// What `provisioning/install.sh` calls each store.
-pub fn install_hint(kind: StoreKind) -> String {
-    format!(
-        "install it with 'provisioning/install.sh {kind}' or give a server with '--url {kind}=URL'"
+/// Whether dbcompare can start a throw-away server of this store when it is installed.
+pub fn can_start(kind: StoreKind) -> bool {
+    matches!(
+        kind,
+        StoreKind::Postgres | StoreKind::Mysql | StoreKind::Redis
     )
+}
+
+/// What fixes a store that cannot run here.
+pub fn install_hint(kind: StoreKind) -> String {
+    if can_start(kind) {
+        format!(
+            "install it with 'provisioning/install.sh {kind}' or give a server with '--url {kind}=URL'"
+        )
+    } else {
+        format!(
+            "dbcompare starts no local {kind} server; give one with '--url {kind}={}' or {} \
+             ('provisioning/{kind}.sh' installs the vendor's server)",
+            url_example(kind),
+            kind.url_env()
+        )
+    }
+}
+
+/// An example URL for messages.
+pub fn url_example(kind: StoreKind) -> &'static str {
+    match kind {
+        StoreKind::Postgres => "postgres://user:pass@host:5432/db",
+        StoreKind::Mysql => "mysql://user:pass@host:3306/db",
+        StoreKind::Mongodb => "mongodb://host:27017/dbcompare",
+        StoreKind::Redis => "redis://host:6379/0",
+        StoreKind::Aerospike => "aerospike://host:3000/namespace",
+        StoreKind::Couchbase => "couchbase://user:pass@host/bucket",
+        StoreKind::Sqlite => "",
+    }
 }
 
 /// How a started server is stopped.
@@ -186,7 +217,7 @@ pub fn start(
         StoreKind::Postgres => postgres::launch(installation, &dir, port, durability),
         StoreKind::Mysql => mysql::launch(installation, &dir, port, durability),
         StoreKind::Redis => redis::launch(installation, &dir, port, durability),
-        StoreKind::Sqlite => bail!("sqlite is embedded: it has no server"),
+        other => bail!("dbcompare starts no local {other} server"),
     };
     let process = launched.with_context(|| {
         format!(
@@ -229,7 +260,7 @@ impl LocalServer {
             StoreKind::Postgres => format!("postgres://bench@127.0.0.1:{}/postgres", self.port),
             StoreKind::Mysql => format!("mysql://root@127.0.0.1:{}/dbcompare", self.port),
             StoreKind::Redis => format!("redis://127.0.0.1:{}/0", self.port),
-            StoreKind::Sqlite => String::new(),
+            _ => String::new(),
         }
     }
 

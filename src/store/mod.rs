@@ -14,6 +14,9 @@ use crate::error::UsageError;
 use crate::record::Record;
 use crate::report::model::StoreInfo;
 
+pub mod aerospike;
+pub mod couchbase;
+pub mod mongodb;
 pub mod mysql;
 pub mod postgres;
 pub mod redis;
@@ -73,16 +76,25 @@ pub enum StoreKind {
     Postgres,
     /// MySQL, Percona or MariaDB, records in a JSON column.
     Mysql,
+    /// MongoDB, records as BSON documents (URL only: no server is packaged here).
+    Mongodb,
     /// Redis, records bincode-encoded under their unique_id.
     Redis,
+    /// Aerospike, records as bins (URL only).
+    Aerospike,
+    /// Couchbase, records as JSON documents (URL only).
+    Couchbase,
 }
 
 impl StoreKind {
-    pub const ALL: [StoreKind; 4] = [
+    pub const ALL: [StoreKind; 7] = [
         StoreKind::Sqlite,
         StoreKind::Postgres,
         StoreKind::Mysql,
+        StoreKind::Mongodb,
         StoreKind::Redis,
+        StoreKind::Aerospike,
+        StoreKind::Couchbase,
     ];
 
     /// The name used on the command line and in reports.
@@ -91,7 +103,10 @@ impl StoreKind {
             StoreKind::Sqlite => "sqlite",
             StoreKind::Postgres => "postgres",
             StoreKind::Mysql => "mysql",
+            StoreKind::Mongodb => "mongodb",
             StoreKind::Redis => "redis",
+            StoreKind::Aerospike => "aerospike",
+            StoreKind::Couchbase => "couchbase",
         }
     }
 
@@ -101,7 +116,10 @@ impl StoreKind {
             StoreKind::Sqlite => &[],
             StoreKind::Postgres => postgres::SCHEMES,
             StoreKind::Mysql => mysql::SCHEMES,
+            StoreKind::Mongodb => mongodb::SCHEMES,
             StoreKind::Redis => redis::SCHEMES,
+            StoreKind::Aerospike => aerospike::SCHEMES,
+            StoreKind::Couchbase => couchbase::SCHEMES,
         }
     }
 
@@ -191,12 +209,18 @@ impl StoreUrl {
         let port = url.port().unwrap_or(match kind {
             StoreKind::Postgres => 5432,
             StoreKind::Mysql => 3306,
+            StoreKind::Mongodb => 27017,
+            StoreKind::Aerospike => 3000,
+            StoreKind::Couchbase => 11210,
             _ => 6379,
         });
         let checked = match kind {
             StoreKind::Postgres => postgres::check_url(raw),
             StoreKind::Mysql => mysql::check_url(raw),
+            StoreKind::Mongodb => mongodb::check_url(raw),
             StoreKind::Redis => redis::check_url(raw),
+            StoreKind::Aerospike => aerospike::check_url(raw),
+            StoreKind::Couchbase => couchbase::check_url(raw),
             StoreKind::Sqlite => Ok(()),
         };
         checked.map_err(|e| bad(format!("{masked}: {e}")))?;
@@ -269,6 +293,8 @@ pub struct ConnectSpec<'a> {
     pub connect_timeout: Duration,
     /// `--sqlite-path`.
     pub sqlite_path: Option<&'a Path>,
+    /// `--couchbase-query`: search through SQL++ instead of KV get.
+    pub couchbase_query: bool,
 }
 
 impl StoreKind {
@@ -286,7 +312,16 @@ impl StoreKind {
                     AnyStore::Postgres(postgres::PostgresStore::connect(url, spec).await?)
                 }
                 StoreKind::Mysql => AnyStore::Mysql(mysql::MysqlStore::connect(url, spec).await?),
+                StoreKind::Mongodb => {
+                    AnyStore::Mongodb(mongodb::MongoStore::connect(url, spec).await?)
+                }
                 StoreKind::Redis => AnyStore::Redis(redis::RedisStore::connect(url, spec).await?),
+                StoreKind::Aerospike => {
+                    AnyStore::Aerospike(aerospike::AerospikeStore::connect(url, spec).await?)
+                }
+                StoreKind::Couchbase => {
+                    AnyStore::Couchbase(couchbase::CouchbaseStore::connect(url, spec).await?)
+                }
                 StoreKind::Sqlite => unreachable!("handled above"),
             })
         };
@@ -330,7 +365,10 @@ pub enum AnyStore {
     Sqlite(sqlite::SqliteStore),
     Postgres(postgres::PostgresStore),
     Mysql(mysql::MysqlStore),
+    Mongodb(mongodb::MongoStore),
     Redis(redis::RedisStore),
+    Aerospike(aerospike::AerospikeStore),
+    Couchbase(couchbase::CouchbaseStore),
 }
 
 macro_rules! dispatch {
@@ -339,7 +377,10 @@ macro_rules! dispatch {
             AnyStore::Sqlite($store) => $call,
             AnyStore::Postgres($store) => $call,
             AnyStore::Mysql($store) => $call,
+            AnyStore::Mongodb($store) => $call,
             AnyStore::Redis($store) => $call,
+            AnyStore::Aerospike($store) => $call,
+            AnyStore::Couchbase($store) => $call,
         }
     };
 }

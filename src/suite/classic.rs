@@ -63,9 +63,7 @@ pub async fn run<S: Store>(
     result.info = Some(store.describe().await?);
     observer.store_described(result);
 
-    let initial = store.disk_usage().await?.bytes;
-    result.initial_size_bytes = Some(initial);
-    observer.size_measured("initial", initial);
+    result.initial_size_bytes = measure_size(store, "initial", result, observer).await;
 
     for (size, records, _) in &workload.sizes {
         observer.phase_started(PhaseKind::Insert, size, records.len() as u64);
@@ -95,10 +93,7 @@ pub async fn run<S: Store>(
         finish_phase(meter, stopped, first_error, result, observer)?;
     }
 
-    let size = store.disk_usage().await?;
-    result.final_size_bytes = Some(size.bytes);
-    result.final_size_extra = size.extra;
-    observer.size_measured("final", size.bytes);
+    result.final_size_bytes = measure_size(store, "final", result, observer).await;
     // Read the store again now that it holds data: planners choose their search path by it.
     result.info = Some(store.describe().await?);
 
@@ -142,6 +137,32 @@ pub async fn run<S: Store>(
         finish_phase(meter, stopped, first_error, result, observer)?;
     }
     Ok(())
+}
+
+/// The store's size now. A store that cannot tell its size (a server without the command,
+/// a user without the privilege) keeps running: the size shows as `-` with the reason.
+async fn measure_size<S: Store>(
+    store: &mut S,
+    which: &str,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Option<u64> {
+    match store.disk_usage().await {
+        Ok(usage) => {
+            observer.size_measured(which, Some(usage.bytes));
+            if which == "final" {
+                result.final_size_extra = usage.extra;
+            }
+            Some(usage.bytes)
+        }
+        Err(e) => {
+            observer.size_measured(which, None);
+            result
+                .size_error
+                .get_or_insert_with(|| format!("{which} size: {e:#}"));
+            None
+        }
+    }
 }
 
 fn finish_phase(

@@ -22,8 +22,8 @@ pub trait Observer {
     fn store_started(&mut self, _store: &str) {}
     /// The store's version and settings are known (`result.info`).
     fn store_described(&mut self, _result: &StoreResult) {}
-    /// `which` is `initial` or `final`.
-    fn size_measured(&mut self, _which: &str, _bytes: u64) {}
+    /// `which` is `initial` or `final`; `None` when the store could not tell.
+    fn size_measured(&mut self, _which: &str, _bytes: Option<u64>) {}
     fn phase_started(&mut self, _kind: PhaseKind, _size: &Size, _ops: u64) {}
     /// Operations done so far in the current phase (called every few hundred operations).
     fn progress(&mut self, _done: u64) {}
@@ -95,11 +95,16 @@ pub async fn run_plan(
     Ok(report)
 }
 
-/// `text` with every secret replaced by `***`.
+/// Secrets shorter than this are masked only inside URLs: replacing every `p` of a
+/// message would make it unreadable, and a password that short guards nothing.
+const MIN_SCRUBBED_SECRET: usize = 4;
+
+/// `text` with every URL's password, and every secret, replaced by `***`.
 fn scrub(text: &str, secrets: &[String]) -> String {
     let masked = crate::store::mask_userinfo(text);
     secrets
         .iter()
+        .filter(|s| s.len() >= MIN_SCRUBBED_SECRET)
         .fold(masked, |t, s| t.replace(s.as_str(), "***"))
 }
 
@@ -151,6 +156,7 @@ async fn run_store(
         durability: plan.durability,
         connect_timeout: plan.connect_timeout,
         sqlite_path: plan.sqlite_path.as_deref(),
+        couchbase_query: plan.couchbase_query,
     };
     let outcome = match kind.connect(&spec).await {
         Ok(mut store) => classic::run(&mut store, workload, result, observer).await,
@@ -176,5 +182,22 @@ fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {
         server: None,
         start_ms: None,
         data_dir: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_scrubbed_from_messages() {
+        let secrets = vec!["hunter2".to_string(), "p".to_string()];
+        assert_eq!(
+            scrub(
+                "auth hunter2 failed for redis://:p@h:1/0 (http://h)",
+                &secrets
+            ),
+            "auth *** failed for redis://:***@h:1/0 (http://h)"
+        );
     }
 }

@@ -1,11 +1,16 @@
-//! Shared helpers of the integration tests: throw-away servers through `src/server/`.
+//! Shared parts of the integration tests: throw-away servers through `src/server/`, stores
+//! from URLs, and the checks every store goes through (the same shape for every store).
 
 #![allow(dead_code)]
 
 use std::time::Duration;
 
+use dbcompare::record::generate;
+use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::server::{self, LocalServer};
-use dbcompare::store::{AnyStore, ConnectSpec, Durability, StoreKind, StoreUrl};
+use dbcompare::store::{AnyStore, ConnectSpec, Durability, Store, StoreKind, StoreUrl};
+use dbcompare::suite::Silent;
+use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 
 /// Starts a throw-away server. A missing server is a failure, never a skip: CI installs
 /// every server these tests need (provisioning/install.sh).
@@ -17,20 +22,121 @@ pub fn start(kind: StoreKind, durability: Durability) -> LocalServer {
         .unwrap_or_else(|e| panic!("starting a local {kind} server: {e:#}"))
 }
 
-/// Connects to a local server the way the runner does.
-pub async fn connect(server: &LocalServer, durability: Durability) -> AnyStore {
-    let url = StoreUrl::parse(server.kind(), &server.url()).unwrap();
-    let data_dir = server.data_dir();
+/// Connects to `url` the way the runner does.
+pub async fn connect_url(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+) -> AnyStore {
+    let url = StoreUrl::parse(kind, url).unwrap_or_else(|e| panic!("{e}"));
     let spec = ConnectSpec {
         url: Some(&url),
-        data_dir: Some(&data_dir),
+        data_dir,
         durability,
         connect_timeout: Duration::from_secs(10),
         sqlite_path: None,
+        couchbase_query: false,
     };
-    server
-        .kind()
-        .connect(&spec)
+    kind.connect(&spec)
         .await
-        .unwrap_or_else(|e| panic!("connecting to the local {}: {e:#}", server.kind()))
+        .unwrap_or_else(|e| panic!("connecting to {kind} at {}: {e:#}", url.masked()))
+}
+
+/// Connects to a local server the way the runner does.
+pub async fn connect(server: &LocalServer, durability: Durability) -> AnyStore {
+    let data_dir = server.data_dir();
+    connect_url(server.kind(), &server.url(), durability, Some(&data_dir)).await
+}
+
+pub fn micro_plan() -> ClassicPlan {
+    ClassicPlan {
+        sizes: vec!["micro".parse().unwrap()],
+        searches_per_insert: 40,
+        seed: 11,
+    }
+}
+
+/// Reset, insert, find with every field compared, a missing key, a duplicate unique_id
+/// refused (where the store has unique indexes), reset empties.
+pub async fn round_trip(store: &mut impl Store, name: &str, duplicates_refused: bool) {
+    store.reset().await.unwrap();
+    let records = generate(5, &"micro".parse().unwrap(), 1);
+    for r in &records[..50] {
+        store
+            .insert(r)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: inserting {}: {e:#}", r.unique_id));
+    }
+    for r in &records[..50] {
+        let found = store.find(&r.unique_id).await.unwrap();
+        assert_eq!(found.as_ref(), Some(r), "{name}: {}", r.unique_id);
+    }
+    assert_eq!(store.find(&records[50].unique_id).await.unwrap(), None);
+    assert_eq!(store.find("micro-999999").await.unwrap(), None);
+    if duplicates_refused {
+        assert!(
+            store.insert(&records[0]).await.is_err(),
+            "{name}: a duplicate unique_id was accepted"
+        );
+    }
+    store.reset().await.unwrap();
+    assert_eq!(
+        store.find(&records[0].unique_id).await.unwrap(),
+        None,
+        "{name}: reset left records"
+    );
+}
+
+/// The classic suite at micro size: zero errors, every operation counted.
+pub async fn classic_micro(store: &mut impl Store, name: &str) -> StoreResult {
+    let mut result = StoreResult::new(name);
+    classic::run(
+        store,
+        &Workload::generate(&micro_plan()),
+        &mut result,
+        &mut Silent,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let insert = result.phase(PhaseKind::Insert, "micro").unwrap();
+    let search = result.phase(PhaseKind::Search, "micro").unwrap();
+    assert_eq!((insert.ops, insert.errors), (100, 0));
+    assert_eq!((search.ops, search.errors), (4000, 0));
+    result
+}
+
+/// The final size is above the initial one.
+pub fn size_grew(result: &StoreResult) {
+    let (initial, fin) = (
+        result
+            .initial_size_bytes
+            .unwrap_or_else(|| panic!("no initial size: {:?}", result.size_error)),
+        result
+            .final_size_bytes
+            .unwrap_or_else(|| panic!("no final size: {:?}", result.size_error)),
+    );
+    assert!(
+        fin > initial,
+        "{}: final size {fin} <= initial size {initial}",
+        result.store
+    );
+}
+
+/// The durability mode and settings a store reports.
+pub async fn described(store: &mut impl Store) -> StoreInfo {
+    store.reset().await.unwrap();
+    store.describe().await.unwrap()
+}
+
+/// `info` reports `durability` with these settings.
+pub fn settings_are(info: &StoreInfo, durability: Durability, expected: &[(&str, &str)]) {
+    assert_eq!(info.durability, durability.name(), "{info:?}");
+    for (setting, want) in expected {
+        assert_eq!(
+            info.settings.get(*setting).map(String::as_str),
+            Some(*want),
+            "{setting}: {info:?}"
+        );
+    }
 }

@@ -1,0 +1,224 @@
+//! MongoDB, Aerospike and Couchbase: the same integration tests as every other store, run
+//! against a real server whose URL is given (`DBCOMPARE_MONGODB_URL`, `DBCOMPARE_AEROSPIKE_URL`,
+//! `DBCOMPARE_COUCHBASE_URL`, set when the tests are built and run). No such server can be
+//! installed where dbcompare is developed: without a URL these tests are listed as ignored,
+//! with the variable that runs them. That is not a pass.
+//!
+//! The MongoDB adapter also runs against jongodb, an in-memory MongoDB-wire-compatible
+//! server (`provisioning/install.sh jongodb`), so its protocol path is exercised for real
+//! in CI. jongodb is not MongoDB: it has no on-disk size and no durability, which are
+//! checked only against a real server.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use dbcompare::store::{Durability, Store, StoreKind};
+
+fn url(kind: StoreKind) -> String {
+    std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()))
+}
+
+async fn real_server_round_trip(kind: StoreKind) {
+    let mut store = common::connect_url(kind, &url(kind), Durability::Durable, None).await;
+    // Aerospike and Couchbase writes are upserts by key; MongoDB has a unique index.
+    common::round_trip(&mut store, kind.name(), kind == StoreKind::Mongodb).await;
+}
+
+async fn real_server_classic_micro(kind: StoreKind) {
+    let mut store = common::connect_url(kind, &url(kind), Durability::Durable, None).await;
+    let result = common::classic_micro(&mut store, kind.name()).await;
+    common::size_grew(&result);
+}
+
+async fn real_server_durability(
+    kind: StoreKind,
+    durable: &[(&str, &str)],
+    relaxed: &[(&str, &str)],
+) {
+    for (durability, expected) in [
+        (Durability::Durable, durable),
+        (Durability::Relaxed, relaxed),
+    ] {
+        let mut store = common::connect_url(kind, &url(kind), durability, None).await;
+        let info = common::described(&mut store).await;
+        assert!(
+            !info.version.contains("jongodb"),
+            "a real server, not jongodb: {}",
+            info.version
+        );
+        for (setting, want) in expected {
+            assert_eq!(
+                info.settings.get(*setting).map(String::as_str),
+                Some(*want),
+                "{setting}: {info:?}"
+            );
+        }
+    }
+}
+
+macro_rules! real_server_tests {
+    ($module:ident, $kind:expr, $cfg:ident, $why:literal, $durable:expr, $relaxed:expr) => {
+        mod $module {
+            use super::*;
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn round_trip_compares_every_field() {
+                real_server_round_trip($kind).await;
+            }
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn classic_suite_at_micro_size() {
+                real_server_classic_micro($kind).await;
+            }
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn durability_settings_are_read_back() {
+                real_server_durability($kind, $durable, $relaxed).await;
+            }
+        }
+    };
+}
+
+real_server_tests!(
+    mongodb,
+    StoreKind::Mongodb,
+    mongodb_url,
+    "NOT RUN: no MongoDB server here; set DBCOMPARE_MONGODB_URL=mongodb://host:27017/dbcompare",
+    &[("write_concern", "w:1, j:true")],
+    &[("write_concern", "w:1, j:false")]
+);
+real_server_tests!(
+    aerospike,
+    StoreKind::Aerospike,
+    aerospike_url,
+    "NOT RUN: no Aerospike server here; set DBCOMPARE_AEROSPIKE_URL=aerospike://host:3000/namespace",
+    &[],
+    &[]
+);
+real_server_tests!(
+    couchbase,
+    StoreKind::Couchbase,
+    couchbase_url,
+    "NOT RUN: no Couchbase server here; set DBCOMPARE_COUCHBASE_URL=couchbase://user:pass@host/bucket",
+    &[("durability_level", "majorityAndPersistToActive")],
+    &[("durability_level", "none")]
+);
+
+/// A running jongodb, stopped on drop.
+struct Jongodb {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Jongodb {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn jongodb_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("DBCOMPARE_JONGODB") {
+        return path.into();
+    }
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(".tools/jongodb/node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb");
+    assert!(
+        path.is_file(),
+        "jongodb is not installed: run 'provisioning/install.sh jongodb' (these tests do not skip)"
+    );
+    path
+}
+
+/// Starts jongodb on a free port; each test uses its own database.
+fn jongodb(database: &str) -> Jongodb {
+    let port = dbcompare::server::free_port().unwrap();
+    let mut child = Command::new(jongodb_binary())
+        .arg("--host=127.0.0.1")
+        .arg(format!("--port={port}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting jongodb");
+    let stdout = child.stdout.take().unwrap();
+    let ready = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .any(|line| line.starts_with("JONGODB_URI="));
+    assert!(ready, "jongodb exited before it answered");
+    Jongodb {
+        child,
+        url: format!("mongodb://127.0.0.1:{port}/{database}"),
+    }
+}
+
+mod mongodb_adapter_on_jongodb {
+    use super::*;
+
+    #[tokio::test]
+    async fn round_trip_compares_every_field() {
+        let server = jongodb("round_trip");
+        let mut store =
+            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
+        common::round_trip(&mut store, "mongodb on jongodb", true).await;
+    }
+
+    #[tokio::test]
+    async fn classic_suite_at_micro_size() {
+        let server = jongodb("classic");
+        let mut store =
+            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
+        let result = common::classic_micro(&mut store, "mongodb on jongodb").await;
+        // jongodb keeps nothing on disk and has no dbStats: the size is reported unknown,
+        // with the reason, rather than made up.
+        assert_eq!(result.initial_size_bytes, None);
+        let why = result.size_error.unwrap_or_default();
+        assert!(why.contains("dbStats"), "{why}");
+    }
+
+    #[tokio::test]
+    async fn write_concern_and_server_are_read_back() {
+        for durability in [Durability::Durable, Durability::Relaxed] {
+            let server = jongodb("describe");
+            let mut store =
+                common::connect_url(StoreKind::Mongodb, &server.url, durability, None).await;
+            let info = common::described(&mut store).await;
+            let j = if durability == Durability::Durable {
+                "true"
+            } else {
+                "false"
+            };
+            common::settings_are(
+                &info,
+                durability,
+                &[("write_concern", &format!("w:1, j:{j}"))],
+            );
+            assert!(
+                info.version.starts_with("jongodb"),
+                "never reported as MongoDB: {}",
+                info.version
+            );
+            assert!(
+                info.write_path.contains("single-document atomic write"),
+                "{}",
+                info.write_path
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_missing_document_is_none() {
+        let server = jongodb("missing");
+        let mut store =
+            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
+        store.reset().await.unwrap();
+        assert_eq!(store.find("micro-1").await.unwrap(), None);
+    }
+}
