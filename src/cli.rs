@@ -126,6 +126,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub couchbase_query: bool,
 
+    /// MongoDB: when each insert runs in a session transaction (`auto`: on a replica set
+    /// or sharded cluster).
+    #[arg(long, value_enum, default_value_t)]
+    pub mongodb_transactions: crate::store::mongodb::Transactions,
+
     /// Keep the data directories of the local servers dbcompare starts (their paths are
     /// printed), for inspection.
     #[arg(long)]

@@ -58,6 +58,7 @@ pub struct RunPlan {
     pub keep_data: bool,
     pub sqlite_path: Option<PathBuf>,
     pub couchbase_query: bool,
+    pub mongodb_transactions: crate::store::mongodb::Transactions,
 }
 
 /// Reads the environment (a function, so tests can give their own).
@@ -179,6 +180,7 @@ impl RunPlan {
             keep_data: args.keep_data,
             sqlite_path: args.sqlite_path.clone(),
             couchbase_query: args.couchbase_query,
+            mongodb_transactions: args.mongodb_transactions,
         })
     }
 

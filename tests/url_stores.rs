@@ -213,6 +213,28 @@ mod mongodb_adapter_on_jongodb {
         }
     }
 
+    /// jongodb runs session transactions although it reports a standalone server: the
+    /// transaction path of the adapter runs for real there.
+    #[tokio::test]
+    async fn inserts_in_session_transactions() {
+        let server = jongodb("transactions");
+        let mut store = common::connect_with(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+            dbcompare::store::mongodb::Transactions::Always,
+        )
+        .await;
+        let info = common::described(&mut store).await;
+        assert!(
+            info.write_path.starts_with("session transaction"),
+            "{}",
+            info.write_path
+        );
+        common::round_trip(&mut store, "mongodb on jongodb, transactions", true).await;
+    }
+
     #[tokio::test]
     async fn a_missing_document_is_none() {
         let server = jongodb("missing");

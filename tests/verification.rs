@@ -16,6 +16,7 @@ fn sqlite_spec() -> ConnectSpec<'static> {
         connect_timeout: std::time::Duration::from_secs(10),
         sqlite_path: None,
         couchbase_query: false,
+        mongodb_transactions: Default::default(),
     }
 }
 

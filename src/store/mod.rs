@@ -295,6 +295,8 @@ pub struct ConnectSpec<'a> {
     pub sqlite_path: Option<&'a Path>,
     /// `--couchbase-query`: search through SQL++ instead of KV get.
     pub couchbase_query: bool,
+    /// `--mongodb-transactions`: when inserts run in a session transaction.
+    pub mongodb_transactions: mongodb::Transactions,
 }
 
 impl StoreKind {

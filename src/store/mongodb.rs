@@ -21,6 +21,18 @@ use crate::report::model::StoreInfo;
 
 pub const SCHEMES: &[&str] = &["mongodb", "mongodb+srv"];
 
+/// When MongoDB inserts run in a session transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Transactions {
+    /// On a replica set or sharded cluster; a single-document write on a standalone server.
+    #[default]
+    Auto,
+    /// Always (a standalone MongoDB refuses them: the store fails).
+    Always,
+    /// Never: single-document atomic writes everywhere, like the other document stores.
+    Never,
+}
+
 /// The database used when the URL names none.
 const DEFAULT_DATABASE: &str = "dbcompare";
 
@@ -156,9 +168,14 @@ impl MongoStore {
         let db = client.database(&database);
         let hello = db.run_command(doc! { "hello": 1 }).await?;
         let (kind, set) = topology(&hello);
-        let session = match kind {
-            "standalone" => None,
-            _ => Some(client.start_session().await?),
+        let transactions = match spec.mongodb_transactions {
+            Transactions::Auto => kind != "standalone",
+            Transactions::Always => true,
+            Transactions::Never => false,
+        };
+        let session = match transactions {
+            true => Some(client.start_session().await?),
+            false => None,
         };
         let records = db.collection_with_options::<Doc>(
             TABLE,
@@ -247,8 +264,10 @@ impl Store for MongoStore {
             write_path: if self.session.is_some() {
                 "session transaction: insert_one; commitTransaction (one per record)".to_string()
             } else {
-                "insert_one: single-document atomic write (standalone server: no transactions)"
-                    .to_string()
+                format!(
+                    "insert_one: single-document atomic write ({} server, no transaction)",
+                    self.topology
+                )
             },
             size_method: "dbStats storageSize + indexSize after fsync".to_string(),
         })

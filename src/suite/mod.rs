@@ -157,6 +157,7 @@ async fn run_store(
         connect_timeout: plan.connect_timeout,
         sqlite_path: plan.sqlite_path.as_deref(),
         couchbase_query: plan.couchbase_query,
+        mongodb_transactions: plan.mongodb_transactions,
     };
     let outcome = match kind.connect(&spec).await {
         Ok(mut store) => classic::run(&mut store, workload, result, observer).await,

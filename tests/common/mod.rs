@@ -8,6 +8,7 @@ use std::time::Duration;
 use dbcompare::record::generate;
 use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::server::{self, LocalServer};
+use dbcompare::store::mongodb::Transactions;
 use dbcompare::store::{AnyStore, ConnectSpec, Durability, Store, StoreKind, StoreUrl};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
@@ -29,6 +30,17 @@ pub async fn connect_url(
     durability: Durability,
     data_dir: Option<&std::path::Path>,
 ) -> AnyStore {
+    connect_with(kind, url, durability, data_dir, Transactions::Auto).await
+}
+
+/// Connects to `url` with a MongoDB transaction mode.
+pub async fn connect_with(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+    mongodb_transactions: Transactions,
+) -> AnyStore {
     let url = StoreUrl::parse(kind, url).unwrap_or_else(|e| panic!("{e}"));
     let spec = ConnectSpec {
         url: Some(&url),
@@ -37,6 +49,7 @@ pub async fn connect_url(
         connect_timeout: Duration::from_secs(10),
         sqlite_path: None,
         couchbase_query: false,
+        mongodb_transactions,
     };
     kind.connect(&spec)
         .await
