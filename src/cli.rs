@@ -94,6 +94,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value = "40", value_parser = parse_positive)]
     pub searches_per_insert: NonZeroU64,
 
+    /// Runs of the whole suite made first and discarded (warming caches and connections).
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub warmup_runs: u32,
+
+    /// Measured runs of the whole suite; every figure is their median (with min and max).
+    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_positive)]
+    pub runs: NonZeroU64,
+
+    /// Concurrency levels of the search phases: a comma list of task counts, each task on
+    /// its own connection (inserts stay on one connection, as in the blog).
+    #[arg(long, value_name = "LEVELS", value_delimiter = ',', default_value = "1", value_parser = parse_positive)]
+    pub concurrency: Vec<NonZeroU64>,
+
+    /// Open loop: issue searches on a fixed schedule of OPS per second (over all tasks) and
+    /// time each from when it was due, so stalls are not hidden.
+    #[arg(long, value_name = "OPS", value_parser = parse_positive)]
+    pub rate: Option<NonZeroU64>,
+
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
     #[arg(long, default_value_t = DEFAULT_SEED)]

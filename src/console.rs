@@ -44,6 +44,10 @@ impl Observer for Console {
         self.store = store.to_string();
     }
 
+    fn run_started(&mut self, label: &str) {
+        self.line(&format!("-- {label} --"));
+    }
+
     fn store_described(&mut self, result: &StoreResult) {
         self.line(&text::store_header(result));
     }
@@ -87,6 +91,20 @@ impl Observer for Console {
     }
 
     fn store_finished(&mut self, result: &StoreResult) {
+        let repeated: Vec<String> = result.phases.iter().flat_map(text::runs_block).collect();
+        if !repeated.is_empty() {
+            self.line(&format!(
+                "-- {}: medians of {} runs --",
+                result.store,
+                result.phases[0].runs.len()
+            ));
+            for line in text::store_lines(result) {
+                self.line(&line);
+            }
+            for line in repeated {
+                self.line(&line);
+            }
+        }
         if result.info.is_none() {
             self.line(&text::store_header(result));
         }

@@ -84,9 +84,7 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let plan = RunPlan::resolve(args, &plan::system_env, &server::find)?;
     let out = OutputDir::prepare(&plan.out)?;
     interrupt::install();
-    // One thread: the classic suite drives one connection at a time, and a driver's
-    // connection task on the same thread answers without a cross-thread wake-up.
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;

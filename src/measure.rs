@@ -1,12 +1,19 @@
-//! Timers, latency histograms, error counts and client CPU time of one measured phase.
+//! Timers, latency histograms, error counts, client CPU time and client allocations of a
+//! measured phase, and how repeated runs of a phase become one figure (median, min, max,
+//! and the exact merge of their histograms).
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use anyhow::{Context, Result};
+use base64::Engine;
 use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 
 use crate::record::Size;
-use crate::report::model::{Latency, PhaseKind, PhaseResult};
+use crate::report::model::{Latency, PhaseKind, PhaseResult, RunFigures};
 
 /// Highest latency the histogram holds exactly: one hour, in nanoseconds. Longer ones are
 /// clamped to it (and still counted).
@@ -26,52 +33,196 @@ pub fn process_cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Collects the figures of one phase while it runs.
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// The system allocator, counting every allocation (and its bytes) of every thread once
+/// [`CountingAlloc::enable`] was called. The binary installs it as the global allocator;
+/// a reallocation counts as one allocation of its new size, as Go's allocs/op does.
+pub struct CountingAlloc;
+
+impl CountingAlloc {
+    /// Starts counting (the binary calls this unless `DBCOMPARE_ALLOC_COUNTING=off`).
+    pub fn enable() {
+        COUNTING.store(true, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn count(bytes: usize) {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+            ALLOCATED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+        }
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::count(layout.size());
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::count(layout.size());
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::count(new_size);
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's guarantees.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+/// Allocations and allocated bytes so far, or `None` when nothing counts them (the library
+/// used without the counting allocator, or counting turned off).
+pub fn allocations() -> Option<(u64, u64)> {
+    COUNTING.load(Ordering::Relaxed).then(|| {
+        (
+            ALLOCATIONS.load(Ordering::Relaxed),
+            ALLOCATED_BYTES.load(Ordering::Relaxed),
+        )
+    })
+}
+
+/// A latency histogram in nanoseconds, 3 significant digits, up to one hour.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
+}
+
+/// Records one latency into a histogram made by [`new_histogram`].
+#[inline]
+pub fn record(histogram: &mut Histogram<u64>, latency: Duration) {
+    let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+    histogram.saturating_record(ns.clamp(1, MAX_LATENCY_NS));
+}
+
+/// A histogram as base64 of its HdrHistogram V2 encoding (what other HdrHistogram tools read).
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut bytes)
+        .expect("serializing into memory does not fail");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The inverse of [`encode_histogram`].
+pub fn decode_histogram(text: &str) -> Result<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .context("histogram is not base64")?;
+    Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|e| anyhow::anyhow!("histogram does not decode: {e:?}"))
+}
+
+/// Latency percentiles of a histogram in nanoseconds, in microseconds.
+pub fn latency(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    let us = |ns: u64| ns as f64 / 1000.0;
+    Latency {
+        min: us(h.min()),
+        mean: h.mean() / 1000.0,
+        p50: us(h.value_at_quantile(0.50)),
+        p90: us(h.value_at_quantile(0.90)),
+        p99: us(h.value_at_quantile(0.99)),
+        p999: us(h.value_at_quantile(0.999)),
+        max: us(h.max()),
+    }
+}
+
+/// Median, minimum and maximum of some figures (the median of an even count is the mean of
+/// the middle two).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        Some(Spread {
+            median,
+            min: sorted[0],
+            max: sorted[n - 1],
+        })
+    }
+}
+
+/// One measured run of one phase.
+#[derive(Debug, Clone)]
+pub struct PhaseRun {
+    pub kind: PhaseKind,
+    pub size: Size,
+    pub concurrency: u32,
+    pub ops: u64,
+    pub errors: BTreeMap<String, u64>,
+    pub incomplete: bool,
+    pub figures: RunFigures,
+    /// Latency from each operation's start.
+    pub histogram: Histogram<u64>,
+    /// Open-loop runs: latency from each operation's intended start, and how far behind.
+    pub open_loop: Option<OpenLoopRun>,
+}
+
+/// What an open-loop run adds to a phase run.
+#[derive(Debug, Clone)]
+pub struct OpenLoopRun {
+    pub rate: f64,
+    pub response: Histogram<u64>,
+    pub max_behind: Duration,
+}
+
+/// The clocks and counters around one phase run.
 pub struct Meter {
-    kind: PhaseKind,
-    size: Size,
-    histogram: Histogram<u64>,
-    errors: BTreeMap<String, u64>,
     started: Instant,
     cpu_started: Duration,
+    allocs_started: Option<(u64, u64)>,
 }
 
 impl Meter {
-    /// Starts the phase's wall and CPU clocks.
-    pub fn start(kind: PhaseKind, size: &Size) -> Self {
+    /// Starts the phase's wall, CPU and allocation clocks.
+    pub fn start() -> Self {
         Meter {
-            kind,
-            size: size.clone(),
-            histogram: Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3)
-                .expect("static histogram bounds are valid"),
-            errors: BTreeMap::new(),
-            started: Instant::now(),
+            allocs_started: allocations(),
             cpu_started: process_cpu_time(),
+            started: Instant::now(),
         }
     }
 
-    /// Records one operation's latency (successful or not).
-    pub fn record(&mut self, latency: Duration) {
-        let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
-        self.histogram
-            .saturating_record(ns.clamp(1, MAX_LATENCY_NS));
-    }
-
-    /// Counts one failed operation under `kind`.
-    pub fn error(&mut self, kind: impl Into<String>) {
-        *self.errors.entry(kind.into()).or_default() += 1;
-    }
-
-    /// Errors counted so far.
-    pub fn error_count(&self) -> u64 {
-        self.errors.values().sum()
-    }
-
-    /// Stops the clocks. `incomplete` says the phase ended before its last operation.
-    pub fn finish(self, incomplete: bool) -> PhaseResult {
+    /// Stops the clocks: the figures of `ops` operations.
+    pub fn finish(self, ops: u64, histogram: &Histogram<u64>) -> RunFigures {
         let wall = self.started.elapsed();
         let cpu = process_cpu_time().saturating_sub(self.cpu_started);
-        let ops = self.histogram.len();
+        let allocs = match (self.allocs_started, allocations()) {
+            (Some((a0, b0)), Some((a1, b1))) if ops > 0 => {
+                Some(((a1 - a0) as f64 / ops as f64, (b1 - b0) as f64 / ops as f64))
+            }
+            _ => None,
+        };
         let per_op = |d: Duration| {
             if ops == 0 {
                 0.0
@@ -79,51 +230,89 @@ impl Meter {
                 d.as_secs_f64() * 1e6 / ops as f64
             }
         };
-        let h = &self.histogram;
-        let us = |ns: u64| ns as f64 / 1000.0;
-        let latency = if ops == 0 {
-            Latency::default()
-        } else {
-            Latency {
-                min: us(h.min()),
-                mean: h.mean() / 1000.0,
-                p50: us(h.value_at_quantile(0.50)),
-                p90: us(h.value_at_quantile(0.90)),
-                p99: us(h.value_at_quantile(0.99)),
-                p999: us(h.value_at_quantile(0.999)),
-                max: us(h.max()),
-            }
-        };
-        PhaseResult {
-            kind: self.kind,
-            size: self.size,
-            ops,
-            errors: self.errors.values().sum(),
-            error_kinds: self.errors,
-            incomplete,
+        let l = latency(histogram);
+        RunFigures {
             wall_ms: wall.as_secs_f64() * 1e3,
             ops_per_s: if wall.is_zero() {
                 0.0
             } else {
                 ops as f64 / wall.as_secs_f64()
             },
-            latency_us: latency,
             cpu_us_per_op: per_op(cpu),
+            allocs_per_op: allocs.map(|a| a.0),
+            bytes_per_op: allocs.map(|a| a.1),
+            p50_us: l.p50,
+            p99_us: l.p99,
         }
     }
 }
 
-impl Default for Latency {
-    fn default() -> Self {
-        Latency {
-            min: 0.0,
-            mean: 0.0,
-            p50: 0.0,
-            p90: 0.0,
-            p99: 0.0,
-            p999: 0.0,
-            max: 0.0,
+/// Several runs of one phase as one result: medians (with min and max in `runs`), errors
+/// summed, and the histograms merged exactly.
+pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
+    let first = &runs[0];
+    let mut histogram = new_histogram();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    for run in runs {
+        histogram
+            .add(&run.histogram)
+            .expect("histograms of one shape merge");
+        for (kind, n) in &run.errors {
+            *errors.entry(kind.clone()).or_default() += n;
         }
+    }
+    let median = |f: fn(&RunFigures) -> f64| {
+        Spread::of(&runs.iter().map(|r| f(&r.figures)).collect::<Vec<_>>())
+            .map_or(0.0, |s| s.median)
+    };
+    let median_opt = |f: fn(&RunFigures) -> Option<f64>| {
+        let values: Vec<f64> = runs.iter().filter_map(|r| f(&r.figures)).collect();
+        (values.len() == runs.len())
+            .then(|| Spread::of(&values).map(|s| s.median))
+            .flatten()
+    };
+    let open_loop = first.open_loop.as_ref().map(|o| {
+        let mut response = new_histogram();
+        for run in runs {
+            if let Some(ol) = &run.open_loop {
+                response
+                    .add(&ol.response)
+                    .expect("histograms of one shape merge");
+            }
+        }
+        let max_behind = runs
+            .iter()
+            .filter_map(|r| r.open_loop.as_ref().map(|o| o.max_behind))
+            .max()
+            .unwrap_or_default();
+        crate::report::model::OpenLoop {
+            rate: o.rate,
+            response_us: latency(&response),
+            max_behind_ms: max_behind.as_secs_f64() * 1e3,
+            response_histogram: encode_histogram(&response),
+        }
+    });
+    PhaseResult {
+        kind: first.kind,
+        size: first.size.clone(),
+        concurrency: first.concurrency,
+        ops: first.ops,
+        errors: errors.values().sum(),
+        error_kinds: errors,
+        incomplete: runs.iter().any(|r| r.incomplete),
+        wall_ms: median(|f| f.wall_ms),
+        ops_per_s: median(|f| f.ops_per_s),
+        latency_us: latency(&histogram),
+        cpu_us_per_op: median(|f| f.cpu_us_per_op),
+        allocs_per_op: median_opt(|f| f.allocs_per_op),
+        bytes_per_op: median_opt(|f| f.bytes_per_op),
+        runs: if runs.len() > 1 {
+            runs.iter().map(|r| r.figures.clone()).collect()
+        } else {
+            Vec::new()
+        },
+        histogram: Some(encode_histogram(&histogram)),
+        open_loop,
     }
 }
 
@@ -133,23 +322,97 @@ mod tests {
 
     #[test]
     fn percentiles_follow_the_recorded_latencies() {
-        let mut meter = Meter::start(PhaseKind::Search, &"micro".parse().unwrap());
+        let mut h = new_histogram();
         for us in 1..=1000u64 {
-            meter.record(Duration::from_micros(us));
+            record(&mut h, Duration::from_micros(us));
         }
-        meter.error("wrong record");
-        meter.error("wrong record");
-        meter.error("missing record");
-        let r = meter.finish(false);
-        assert_eq!(r.ops, 1000);
-        assert_eq!(r.errors, 3);
-        assert_eq!(r.error_kinds["wrong record"], 2);
+        let l = latency(&h);
         // Three significant digits: within 0.1%.
         let close = |got: f64, want: f64| (got - want).abs() <= want * 0.001 + 0.001;
-        assert!(close(r.latency_us.p50, 500.0), "{}", r.latency_us.p50);
-        assert!(close(r.latency_us.p99, 990.0), "{}", r.latency_us.p99);
-        assert!(close(r.latency_us.max, 1000.0), "{}", r.latency_us.max);
-        assert!(close(r.latency_us.min, 1.0), "{}", r.latency_us.min);
+        assert!(close(l.p50, 500.0), "{}", l.p50);
+        assert!(close(l.p99, 990.0), "{}", l.p99);
+        assert!(close(l.max, 1000.0), "{}", l.max);
+        assert!(close(l.min, 1.0), "{}", l.min);
+    }
+
+    #[test]
+    fn spread_on_fixed_inputs() {
+        assert_eq!(
+            Spread::of(&[3.0, 1.0, 2.0]),
+            Some(Spread {
+                median: 2.0,
+                min: 1.0,
+                max: 3.0
+            })
+        );
+        assert_eq!(
+            Spread::of(&[4.0, 1.0, 3.0, 2.0]),
+            Some(Spread {
+                median: 2.5,
+                min: 1.0,
+                max: 4.0
+            })
+        );
+        assert_eq!(Spread::of(&[7.0]).unwrap().median, 7.0);
+        assert_eq!(Spread::of(&[]), None);
+    }
+
+    fn run_of(latencies_us: &[u64], wall_ms: f64, errors: u64) -> PhaseRun {
+        let mut histogram = new_histogram();
+        for &us in latencies_us {
+            record(&mut histogram, Duration::from_micros(us));
+        }
+        PhaseRun {
+            kind: PhaseKind::Search,
+            size: "micro".parse().unwrap(),
+            concurrency: 1,
+            ops: latencies_us.len() as u64,
+            errors: if errors > 0 {
+                BTreeMap::from([("wrong record".to_string(), errors)])
+            } else {
+                BTreeMap::new()
+            },
+            incomplete: false,
+            figures: RunFigures {
+                wall_ms,
+                ops_per_s: latencies_us.len() as f64 / wall_ms * 1000.0,
+                cpu_us_per_op: wall_ms,
+                allocs_per_op: Some(wall_ms * 2.0),
+                bytes_per_op: Some(wall_ms * 100.0),
+                p50_us: 0.0,
+                p99_us: 0.0,
+            },
+            histogram,
+            open_loop: None,
+        }
+    }
+
+    #[test]
+    fn merged_histograms_equal_the_histogram_of_the_union() {
+        let a: Vec<u64> = (1..=500).collect();
+        let b: Vec<u64> = (300..=2000).step_by(3).collect();
+        let c: Vec<u64> = vec![5_000, 7, 7, 7];
+        let merged = aggregate(&[run_of(&a, 1.0, 0), run_of(&b, 2.0, 1), run_of(&c, 3.0, 2)]);
+        let union: Vec<u64> = a.iter().chain(&b).chain(&c).copied().collect();
+        let whole = run_of(&union, 1.0, 0).histogram;
+        assert_eq!(
+            decode_histogram(merged.histogram.as_ref().unwrap()).unwrap(),
+            whole
+        );
+        assert_eq!(merged.latency_us, latency(&whole));
+        // Medians of the runs, errors summed, every run kept.
+        assert_eq!(merged.wall_ms, 2.0);
+        assert_eq!(merged.cpu_us_per_op, 2.0);
+        assert_eq!(merged.allocs_per_op, Some(4.0));
+        assert_eq!(merged.errors, 3);
+        assert_eq!(merged.runs.len(), 3);
+    }
+
+    #[test]
+    fn histograms_survive_their_encoding() {
+        let h = run_of(&[1, 10, 100, 1000, 10_000], 1.0, 0).histogram;
+        assert_eq!(decode_histogram(&encode_histogram(&h)).unwrap(), h);
+        assert!(decode_histogram("not base64!").is_err());
     }
 
     #[test]

@@ -12,6 +12,16 @@ use crate::server::{self, Installation};
 use crate::store::{Durability, StoreKind, StoreUrl};
 use crate::suite::classic::ClassicPlan;
 
+/// Concurrency levels in the order given, each once.
+fn dedup_levels(levels: &[std::num::NonZeroU64]) -> Vec<u32> {
+    let mut seen = HashSet::new();
+    levels
+        .iter()
+        .map(|l| l.get().min(u64::from(u32::MAX)) as u32)
+        .filter(|l| seen.insert(*l))
+        .collect()
+}
+
 /// Where a store's server comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -172,6 +182,10 @@ impl RunPlan {
                 sizes: args.sizes.clone(),
                 searches_per_insert: args.searches_per_insert.get(),
                 seed: args.seed,
+                warmup_runs: args.warmup_runs,
+                runs: args.runs.get() as u32,
+                concurrency: dedup_levels(&args.concurrency),
+                rate: args.rate.map(|r| r.get() as f64),
             },
             out: args.out.clone(),
             quiet: args.quiet,
@@ -208,6 +222,10 @@ impl RunPlan {
             searches_per_insert: self.classic.searches_per_insert,
             seed: self.classic.seed,
             durability: self.durability.name().to_string(),
+            warmup_runs: self.classic.warmup_runs,
+            runs: self.classic.runs,
+            concurrency: self.classic.concurrency.clone(),
+            rate: self.classic.rate,
         }
     }
 }

@@ -56,6 +56,14 @@ fn zero_searches_per_insert_names_the_flag() {
 }
 
 #[test]
+fn zero_runs_concurrency_or_rate_name_the_flag() {
+    refused(&["--runs", "0"], "--runs");
+    refused(&["--concurrency", "1,0"], "--concurrency");
+    refused(&["--rate", "0"], "--rate");
+    refused(&["--rate", "fast"], "--rate");
+}
+
+#[test]
 fn an_unwritable_out_dir_stops_before_any_benchmark() {
     let file = tempfile::NamedTempFile::new().unwrap();
     dbcompare()

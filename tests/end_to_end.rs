@@ -20,6 +20,10 @@ fn sqlite_micro_and_tiny_run_clean() {
         "sqlite",
         "--sizes",
         "micro,tiny",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "1",
         "--quiet",
         "--sqlite-path",
         db.to_str().unwrap(),
@@ -62,13 +66,25 @@ fn sqlite_micro_and_tiny_run_clean() {
     let markdown = std::fs::read_to_string(out.path().join("results.md")).unwrap();
     assert!(markdown.contains("INSERT tiny 1000"), "{markdown}");
     assert!(db.exists(), "--sqlite-path must be kept");
+    assert!(
+        sqlite.phases.iter().all(|p| p.allocs_per_op.is_none()),
+        "nothing counts allocations in-process"
+    );
 }
 
 #[test]
 fn ctrl_c_writes_partial_results_and_exits_130() {
     let out = tempfile::tempdir().unwrap();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
-        .args(["--store", "sqlite", "--sizes", "200000", "--out"])
+        .args([
+            "--store",
+            "sqlite",
+            "--sizes",
+            "200000",
+            "--warmup-runs",
+            "0",
+            "--out",
+        ])
         .arg(out.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -103,4 +119,100 @@ fn ctrl_c_writes_partial_results_and_exits_130() {
     assert!(insert.ops > 0 && insert.ops < 200_000, "{}", insert.ops);
     let markdown = std::fs::read_to_string(out.path().join("results.md")).unwrap();
     assert!(markdown.contains("INTERRUPTED RUN"));
+}
+
+fn run_json(args: &[&str]) -> (i32, String, dbcompare::report::model::Report) {
+    let out = tempfile::tempdir().unwrap();
+    let output = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(args)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let report =
+        json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap()).unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        report,
+    )
+}
+
+#[test]
+fn repeated_concurrent_open_loop_runs_report_medians_allocations_and_response_times() {
+    let (code, stdout, report) = run_json(&[
+        "--store",
+        "sqlite",
+        "--sizes",
+        "micro",
+        "--warmup-runs",
+        "1",
+        "--runs",
+        "2",
+        "--concurrency",
+        "1,2",
+        "--rate",
+        "40000",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!((report.plan.warmup_runs, report.plan.runs), (1, 2));
+    let sqlite = &report.stores[0];
+    let insert = sqlite.phase(PhaseKind::Insert, "micro").unwrap();
+    assert_eq!(
+        insert.runs.len(),
+        2,
+        "two measured runs, the warm-up discarded"
+    );
+    assert!(
+        insert.allocs_per_op.is_some_and(|a| a > 0.0),
+        "the binary counts allocations"
+    );
+    assert!(insert.bytes_per_op.is_some_and(|b| b > 0.0));
+    let merged = dbcompare::measure::decode_histogram(insert.histogram.as_ref().unwrap()).unwrap();
+    assert_eq!(
+        merged.len(),
+        200,
+        "the histogram holds both runs' operations"
+    );
+    for level in [1, 2] {
+        let search = sqlite.phase_at(PhaseKind::Search, "micro", level).unwrap();
+        assert_eq!((search.ops, search.errors), (4000, 0));
+        let ol = search.open_loop.as_ref().expect("open loop");
+        assert_eq!(ol.rate, 40000.0);
+        assert!(
+            ol.response_us.p50 >= search.latency_us.p50 * 0.99,
+            "response >= service"
+        );
+    }
+    assert!(
+        stdout.contains("-- warm-up run 1/1 (discarded) --"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" -- avg "),
+        "the seed's summary line: {stdout}"
+    );
+}
+
+#[test]
+fn an_unreachable_rate_is_a_warning_not_a_silent_lower_rate() {
+    let (code, stdout, report) = run_json(&[
+        "--store",
+        "sqlite",
+        "--sizes",
+        "micro",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "1",
+        "--rate",
+        "100000000",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("WARNING: the schedule fell behind by up to"),
+        "{stdout}"
+    );
+    let search = report.stores[0].phase(PhaseKind::Search, "micro").unwrap();
+    assert!(search.open_loop.as_ref().unwrap().max_behind_ms > 0.0);
 }

@@ -27,7 +27,28 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
             max: p50 * 40.0,
         },
         cpu_us_per_op: p50 * 0.8,
+        allocs_per_op: Some(3.0),
+        bytes_per_op: Some(160.0),
+        concurrency: 1,
+        runs: Vec::new(),
+        histogram: None,
+        open_loop: None,
     }
+}
+
+/// The same phase, measured in two runs (the median is their mean).
+fn repeated(mut p: PhaseResult) -> PhaseResult {
+    let run = |factor: f64| RunFigures {
+        wall_ms: p.wall_ms * factor,
+        ops_per_s: p.ops_per_s / factor,
+        cpu_us_per_op: p.cpu_us_per_op,
+        allocs_per_op: Some(3.0),
+        bytes_per_op: Some(160.0),
+        p50_us: p.latency_us.p50,
+        p99_us: p.latency_us.p99,
+    };
+    p.runs = vec![run(0.9), run(1.1)];
+    p
 }
 
 fn fixture() -> Report {
@@ -57,11 +78,31 @@ fn fixture() -> Report {
     });
     ok.initial_size_bytes = Some(24 * 1024);
     ok.final_size_bytes = Some(3_250_586);
+    let mut concurrent = phase(PhaseKind::Search, &sizes[0], 4000, 7.5, 3.1);
+    concurrent.concurrency = 2;
+    let mut paced = phase(PhaseKind::Search, &sizes[1], 40000, 400.0, 2.9);
+    paced.concurrency = 2;
+    paced.open_loop = Some(OpenLoop {
+        rate: 200_000.0,
+        response_us: Latency {
+            min: 2.0,
+            mean: 900.0,
+            p50: 850.0,
+            p90: 1500.0,
+            p99: 2000.0,
+            p999: 2100.0,
+            max: 2200.0,
+        },
+        max_behind_ms: 260.5,
+        response_histogram: "HISTFAAAAB54nJNpmSzMwMDAxAABzFCaEUzMu7rqX1OZZjYAOTUFgQ==".into(),
+    });
     ok.phases = vec![
-        phase(PhaseKind::Insert, &sizes[0], 100, 41.2, 380.0),
-        phase(PhaseKind::Insert, &sizes[1], 1000, 398.5, 372.5),
-        phase(PhaseKind::Search, &sizes[0], 4000, 12.25, 2.61),
-        phase(PhaseKind::Search, &sizes[1], 40000, 131.0, 2.87),
+        repeated(phase(PhaseKind::Insert, &sizes[0], 100, 41.2, 380.0)),
+        repeated(phase(PhaseKind::Insert, &sizes[1], 1000, 398.5, 372.5)),
+        repeated(phase(PhaseKind::Search, &sizes[0], 4000, 12.25, 2.61)),
+        repeated(phase(PhaseKind::Search, &sizes[1], 40000, 131.0, 2.87)),
+        concurrent,
+        paced,
     ];
 
     let mut failed = StoreResult::new("other");
@@ -107,6 +148,10 @@ fn fixture() -> Report {
             searches_per_insert: 40,
             seed: 2016,
             durability: "durable".into(),
+            warmup_runs: 1,
+            runs: 2,
+            concurrency: vec![1, 2],
+            rate: None,
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),

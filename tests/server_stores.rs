@@ -23,8 +23,8 @@ async fn round_trip(kind: StoreKind) {
 
 async fn classic_micro(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
-    let mut store = common::connect(&server, Durability::Durable).await;
-    let result = common::classic_micro(&mut store, kind.name()).await;
+    let connect = || async { Ok(common::connect(&server, Durability::Durable).await) };
+    let result = common::classic_micro(&connect, kind.name()).await;
     if kind == StoreKind::Mysql {
         // InnoDB allocates 16 kB pages: micro's 100 records (about 12 kB) fit in the first
         // page of the table, so its size cannot grow yet (see mysql_size_grows_with_data).
@@ -91,10 +91,10 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
     let (pid, dir) = (server.pid().unwrap(), server.dir().to_path_buf());
     assert!(process_alive(pid) && dir.exists());
-    let mut store = Lying(common::connect(&server, Durability::Durable).await);
+    let connect = || async { Ok(Lying(common::connect(&server, Durability::Durable).await)) };
     let mut result = StoreResult::new(kind.name());
     let outcome = classic::run(
-        &mut store,
+        &connect,
         &Workload::generate(&common::micro_plan()),
         &mut result,
         &mut Silent,
@@ -105,7 +105,6 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
         message.contains("missing record for unique_id micro-3"),
         "{message}"
     );
-    drop(store);
     drop(server);
     gone(pid, &dir);
 

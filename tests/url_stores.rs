@@ -28,8 +28,9 @@ async fn real_server_round_trip(kind: StoreKind) {
 }
 
 async fn real_server_classic_micro(kind: StoreKind) {
-    let mut store = common::connect_url(kind, &url(kind), Durability::Durable, None).await;
-    let result = common::classic_micro(&mut store, kind.name()).await;
+    let connect =
+        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
+    let result = common::classic_micro(&connect, kind.name()).await;
     common::size_grew(&result);
 }
 
@@ -173,9 +174,13 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn classic_suite_at_micro_size() {
         let server = jongodb("classic");
-        let mut store =
-            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
-        let result = common::classic_micro(&mut store, "mongodb on jongodb").await;
+        let connect = || async {
+            Ok(
+                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
+                    .await,
+            )
+        };
+        let result = common::classic_micro(&connect, "mongodb on jongodb").await;
         // jongodb keeps nothing on disk and has no dbStats: the size is reported unknown,
         // with the reason, rather than made up.
         assert_eq!(result.initial_size_bytes, None);

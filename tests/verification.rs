@@ -62,19 +62,17 @@ impl Store for Lying {
 }
 
 async fn run_lying(lie: Lie) -> (Result<()>, StoreResult) {
-    let plan = ClassicPlan {
-        sizes: vec!["micro".parse().unwrap()],
-        searches_per_insert: 40,
-        seed: 1,
-    };
-    let mut store = Lying {
-        inner: SqliteStore::open(&sqlite_spec()).unwrap(),
-        victim: "micro-17",
-        lie,
+    let plan = ClassicPlan::once(vec!["micro".parse().unwrap()], 40, 1);
+    let connect = || async {
+        Ok(Lying {
+            inner: SqliteStore::open(&sqlite_spec())?,
+            victim: "micro-17",
+            lie,
+        })
     };
     let mut result = StoreResult::new("sqlite");
     let outcome = classic::run(
-        &mut store,
+        &connect,
         &Workload::generate(&plan),
         &mut result,
         &mut Silent,
@@ -118,15 +116,11 @@ async fn a_missing_record_fails_the_run_and_names_its_unique_id() {
 
 #[tokio::test]
 async fn an_honest_store_passes() {
-    let plan = ClassicPlan {
-        sizes: vec!["micro".parse().unwrap()],
-        searches_per_insert: 40,
-        seed: 1,
-    };
-    let mut store = SqliteStore::open(&sqlite_spec()).unwrap();
+    let plan = ClassicPlan::once(vec!["micro".parse().unwrap()], 40, 1);
+    let connect = || async { SqliteStore::open(&sqlite_spec()) };
     let mut result = StoreResult::new("sqlite");
     classic::run(
-        &mut store,
+        &connect,
         &Workload::generate(&plan),
         &mut result,
         &mut Silent,

@@ -5,7 +5,9 @@ use std::fmt::Write;
 
 use super::human_size;
 use super::model::{PhaseKind, Report, RunStatus, StoreResult};
-use super::text::{PHASE_HEADERS, STORE_HEADERS, phase_row, store_header, store_lines, store_row};
+use super::text::{
+    PHASE_HEADERS, STORE_HEADERS, phase_row, runs_block, store_header, store_lines, store_row,
+};
 
 fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
@@ -34,6 +36,20 @@ fn time_table(report: &Report) -> String {
             let mut row = vec![format!("{} {} {}", kind.label(), size.name, size.records)];
             row.extend(report.stores.iter().map(|s| {
                 s.phase(kind, &size.name)
+                    .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
+            }));
+            rows.push(row);
+        }
+    }
+    // Searches at the other concurrency levels.
+    for &level in report.plan.concurrency.iter().skip(1) {
+        for size in &report.plan.sizes {
+            let mut row = vec![format!(
+                "SEARCH {} {} (concurrency {level})",
+                size.name, size.records
+            )];
+            row.extend(report.stores.iter().map(|s| {
+                s.phase_at(PhaseKind::Search, &size.name, level)
                     .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
             }));
             rows.push(row);
@@ -75,7 +91,7 @@ pub fn render(report: &Report) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}, durability mode `{}`",
+        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), search concurrency {}{}",
         report.tool.name,
         report.tool.version,
         p.suite,
@@ -83,7 +99,16 @@ pub fn render(report: &Report) -> String {
         sizes.join(", "),
         p.searches_per_insert,
         p.seed,
-        p.durability
+        p.durability,
+        p.warmup_runs,
+        p.runs,
+        p.concurrency
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        p.rate
+            .map_or_else(String::new, |r| format!(", open loop at {r:.0} searches/s"))
     );
     let _ = writeln!(
         out,
@@ -141,6 +166,14 @@ pub fn render(report: &Report) -> String {
             out.push('\n');
         }
         let _ = writeln!(out, "```\n{}\n```\n", store_lines(r).join("\n"));
+        let blocks: Vec<String> = r.phases.iter().flat_map(runs_block).collect();
+        if !blocks.is_empty() {
+            let _ = writeln!(
+                out,
+                "Every measured run:\n\n```\n{}\n```\n",
+                blocks.join("\n")
+            );
+        }
     }
     out.push_str(
         "## Recap\n\nWall time per phase in ms (the blog's figures), and sizes on disk:\n\n",
@@ -153,6 +186,11 @@ pub fn render(report: &Report) -> String {
         .flat_map(|s| s.phases.iter().map(|ph| phase_row(&s.store, ph)))
         .collect();
     out.push_str(&table(&PHASE_HEADERS, &rows, 3));
+    if let Some((headers, rows)) = super::text::scaling_rows(report) {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        out.push_str("\nSearch throughput by concurrency (ops/s, with p99 latency in microseconds): where each store stops scaling:\n\n");
+        out.push_str(&table(&headers, &rows, 2));
+    }
     out.push_str("\nStores:\n\n");
     let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
     out.push_str(&table(&STORE_HEADERS, &rows, STORE_HEADERS.len()));

@@ -78,8 +78,28 @@ pub struct PlanSummary {
     pub searches_per_insert: u64,
     /// `durable` (every commit on disk before it is acknowledged) or `relaxed`.
     pub durability: String,
+    /// Runs of the whole suite made first and discarded.
+    #[serde(default)]
+    pub warmup_runs: u32,
+    /// Measured runs of the whole suite; each figure is their median.
+    #[serde(default = "one")]
+    pub runs: u32,
+    /// Concurrency levels of the search phases (tasks, one connection each).
+    #[serde(default = "one_level")]
+    pub concurrency: Vec<u32>,
+    /// Open-loop search rate in operations per second, if one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
     /// Seed of the record and search generator.
     pub seed: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn one_level() -> Vec<u32> {
+    vec![1]
 }
 
 /// What happened to one store.
@@ -131,10 +151,19 @@ impl StoreResult {
         }
     }
 
+    /// The phase of this kind and size at this concurrency.
+    pub fn phase_at(&self, kind: PhaseKind, size: &str, concurrency: u32) -> Option<&PhaseResult> {
+        self.phases
+            .iter()
+            .find(|p| p.kind == kind && p.size.name == size && p.concurrency == concurrency)
+    }
+
+    /// The phase of this kind and size at its lowest concurrency (1: the blog's).
     pub fn phase(&self, kind: PhaseKind, size: &str) -> Option<&PhaseResult> {
         self.phases
             .iter()
-            .find(|p| p.kind == kind && p.size.name == size)
+            .filter(|p| p.kind == kind && p.size.name == size)
+            .min_by_key(|p| p.concurrency)
     }
 }
 
@@ -199,7 +228,7 @@ pub struct StoreInfo {
 }
 
 /// Which operation a phase measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseKind {
     Insert,
@@ -223,7 +252,10 @@ pub struct PhaseResult {
     pub kind: PhaseKind,
     /// The workload size the phase belongs to.
     pub size: Size,
-    /// Operations attempted (inserts, or searches: searches_per_insert x records).
+    /// Tasks issuing operations at once, each on its own connection.
+    #[serde(default = "one")]
+    pub concurrency: u32,
+    /// Operations attempted in one run (inserts, or searches_per_insert x records).
     pub ops: u64,
     /// Operations that failed or gave a wrong answer.
     pub errors: u64,
@@ -233,19 +265,64 @@ pub struct PhaseResult {
     /// Whether the phase stopped before its last operation (error limit or Ctrl-C).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
-    /// Wall time of the whole phase.
+    /// Wall time of the whole phase (median of the runs).
     pub wall_ms: f64,
-    /// Operations per second over the wall time.
+    /// Operations per second over the wall time (median of the runs).
     pub ops_per_s: f64,
-    /// Per-operation latency.
+    /// Per-operation latency, over every measured run (their histograms merged).
     pub latency_us: Latency,
-    /// Client process CPU time (user + system) over the phase, per operation. For an
-    /// embedded store this includes the store's own work.
+    /// Client process CPU time (user + system) over the phase, per operation (median). For
+    /// an embedded store this includes the store's own work.
     pub cpu_us_per_op: f64,
+    /// Client allocations per operation, all threads (median); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocs_per_op: Option<f64>,
+    /// Client bytes allocated per operation, all threads (median); absent when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_op: Option<f64>,
+    /// Every measured run's own figures, when there was more than one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RunFigures>,
+    /// The merged latency histogram (nanoseconds), base64 of its HdrHistogram V2 encoding:
+    /// merge two runs or two clients exactly with any HdrHistogram library.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+    /// Open-loop (`--rate`) phases: response times from each operation's intended start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoop>,
+}
+
+/// One measured run of a phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFigures {
+    pub wall_ms: f64,
+    pub ops_per_s: f64,
+    pub cpu_us_per_op: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocs_per_op: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_op: Option<f64>,
+    pub p50_us: f64,
+    pub p99_us: f64,
+}
+
+/// An open-loop phase: operations issued on a fixed schedule, each timed from the moment
+/// it was meant to start, so a stall is charged to every operation queued behind it
+/// (coordinated omission corrected). `latency_us` of the phase is then the service time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoop {
+    /// The schedule, in operations per second.
+    pub rate: f64,
+    /// Response time: from the intended start to the answer.
+    pub response_us: Latency,
+    /// How far behind its schedule the client fell at worst.
+    pub max_behind_ms: f64,
+    /// The response-time histogram (nanoseconds, base64 HdrHistogram V2).
+    pub response_histogram: String,
 }
 
 /// Latency percentiles of one phase, in microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     pub min: f64,
     pub mean: f64,

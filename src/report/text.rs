@@ -42,6 +42,18 @@ pub fn phase_line(p: &PhaseResult) -> String {
         p.size.records,
         p.wall_ms
     );
+    if p.concurrency > 1 {
+        let _ = write!(line, " (concurrency {})", p.concurrency);
+    }
+    if let Some(ol) = &p.open_loop {
+        let _ = write!(
+            line,
+            " (open loop at {:.0}/s: response p50 {} us, p99 {} us)",
+            ol.rate,
+            human_us(ol.response_us.p50),
+            human_us(ol.response_us.p99)
+        );
+    }
     if p.errors > 0 || p.incomplete {
         let _ = write!(line, "  (errors: {}", p.errors);
         if p.incomplete {
@@ -49,7 +61,58 @@ pub fn phase_line(p: &PhaseResult) -> String {
         }
         line.push(')');
     }
+    if let Some(warning) = schedule_warning(p) {
+        let _ = write!(line, "  WARNING: {warning}");
+    }
     line
+}
+
+/// An open-loop phase whose client could not keep to its schedule says so, by how much:
+/// never a silent lower rate.
+pub fn schedule_warning(p: &PhaseResult) -> Option<String> {
+    let ol = p.open_loop.as_ref()?;
+    (p.ops_per_s < ol.rate * 0.95).then(|| {
+        format!(
+            "the schedule fell behind by up to {:.1} ms: {:.0} of the {:.0} ops/s asked for",
+            ol.max_behind_ms, p.ops_per_s, ol.rate
+        )
+    })
+}
+
+/// The seed benchmarks' block for a repeated phase: one line per run (duration,
+/// queries/sec, allocs/query, B/query), then the average and the median.
+pub fn runs_block(p: &PhaseResult) -> Vec<String> {
+    if p.runs.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "{} {} {} ({} operations, concurrency {}), {} runs",
+        p.kind.label(),
+        p.size.name,
+        p.size.records,
+        p.ops,
+        p.concurrency,
+        p.runs.len()
+    )];
+    for r in &p.runs {
+        let allocs = match (r.allocs_per_op, r.bytes_per_op) {
+            (Some(a), Some(b)) => format!("\t{a:>7.0} allocs/query\t{b:>7.0} B/query"),
+            _ => String::new(),
+        };
+        lines.push(format!(
+            " {:.6}s \t{:>9.0} queries/sec{allocs}",
+            r.wall_ms / 1000.0,
+            r.ops_per_s
+        ));
+    }
+    let qps: Vec<f64> = p.runs.iter().map(|r| r.ops_per_s).collect();
+    let avg = qps.iter().sum::<f64>() / qps.len() as f64;
+    let spread = crate::measure::Spread::of(&qps).expect("runs is not empty");
+    lines.push(format!(
+        " -- avg {avg:.0} qps;  median {:.0} qps  (min {:.0}, max {:.0})",
+        spread.median, spread.min, spread.max
+    ));
+    lines
 }
 
 /// What a store's run ended with, when it did not end well.
@@ -129,19 +192,23 @@ pub fn table(headers: &[&str], rows: &[Vec<String>], numeric: &[bool]) -> String
 }
 
 /// Headers of the per-phase recap, shared with the markdown renderer.
-pub const PHASE_HEADERS: [&str; 13] = [
+pub const PHASE_HEADERS: [&str; 17] = [
     "store",
     "phase",
     "size",
+    "conc",
     "ops",
     "ms",
     "ops/s",
+    "ops/s min-max",
     "p50 us",
     "p90 us",
     "p99 us",
     "p99.9 us",
     "max us",
     "cpu us/op",
+    "allocs/op",
+    "B/op",
     "errors",
 ];
 
@@ -152,15 +219,22 @@ pub fn phase_row(store: &str, p: &PhaseResult) -> Vec<String> {
         store.to_string(),
         p.kind.label().to_string(),
         p.size.name.clone(),
+        p.concurrency.to_string(),
         p.ops.to_string(),
         format!("{:.2}", p.wall_ms),
         format!("{:.0}", p.ops_per_s),
+        crate::measure::Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>())
+            .map_or_else(|| "-".to_string(), |s| format!("{:.0}-{:.0}", s.min, s.max)),
         human_us(l.p50),
         human_us(l.p90),
         human_us(l.p99),
         human_us(l.p999),
         human_us(l.max),
         human_us(p.cpu_us_per_op),
+        p.allocs_per_op
+            .map_or_else(|| "-".to_string(), |a| format!("{a:.1}")),
+        p.bytes_per_op
+            .map_or_else(|| "-".to_string(), |b| format!("{b:.0}")),
         p.errors.to_string(),
     ]
 }
@@ -201,6 +275,32 @@ pub fn store_row(r: &StoreResult) -> Vec<String> {
     ]
 }
 
+/// Search throughput by concurrency, when there is more than one level: one row per store
+/// and size, one column per level, `ops/s (p99 us)` in each cell.
+pub fn scaling_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let levels = &report.plan.concurrency;
+    if levels.len() < 2 {
+        return None;
+    }
+    let mut headers = vec!["store".to_string(), "size".to_string()];
+    headers.extend(levels.iter().map(|c| format!("x{c} ops/s (p99 us)")));
+    let mut rows = Vec::new();
+    for s in &report.stores {
+        for size in &report.plan.sizes {
+            let mut row = vec![s.store.clone(), size.name.clone()];
+            row.extend(levels.iter().map(|&c| {
+                s.phase_at(super::model::PhaseKind::Search, &size.name, c)
+                    .map_or_else(
+                        || "-".to_string(),
+                        |p| format!("{:.0} ({})", p.ops_per_s, human_us(p.latency_us.p99)),
+                    )
+            }));
+            rows.push(row);
+        }
+    }
+    Some((headers, rows))
+}
+
 fn numeric_columns(n: usize, text_columns: usize) -> Vec<bool> {
     (0..n).map(|i| i >= text_columns).collect()
 }
@@ -220,6 +320,12 @@ pub fn recap(report: &Report) -> String {
         &numeric_columns(PHASE_HEADERS.len(), 3),
     ));
     out.push('\n');
+    if let Some((headers, rows)) = scaling_rows(report) {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        out.push_str("Search throughput by concurrency:\n\n");
+        out.push_str(&table(&headers, &rows, &numeric_columns(headers.len(), 2)));
+        out.push('\n');
+    }
     out.push_str(&table(&STORE_HEADERS, &store_rows, &[]));
     let settings: Vec<String> = report
         .stores
@@ -255,6 +361,12 @@ pub fn render(report: &Report) -> String {
         for line in store_lines(r) {
             out.push_str(&line);
             out.push('\n');
+        }
+        for p in &r.phases {
+            for line in runs_block(p) {
+                out.push_str(&line);
+                out.push('\n');
+            }
         }
         out.push('\n');
     }

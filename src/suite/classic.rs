@@ -1,15 +1,21 @@
 //! The classic suite, the blog's sequence: reset, initial size, INSERT per size (one record
-//! per transaction), final size, SEARCH 40 x N random lookups per size, every answer checked.
+//! per transaction, one connection), final size, SEARCH 40 x N random lookups per size at
+//! each concurrency level, every answer checked. The whole sequence is repeated: warm-up
+//! runs first (discarded), then measured runs whose figures become medians.
 
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use super::Observer;
+use super::open_loop::Pacer;
 use crate::interrupt;
-use crate::measure::Meter;
+use crate::measure::{self, Meter, OpenLoopRun, PhaseRun};
 use crate::record::{self, Record, Size};
-use crate::report::model::{PhaseKind, StoreResult};
+use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
 use crate::store::Store;
 
 /// A phase stops after this many errors: the store has failed by then, and a dead
@@ -20,16 +26,65 @@ pub const MAX_ERRORS_PER_PHASE: u64 = 10;
 const PROGRESS_EVERY: usize = 512;
 
 /// What the classic suite runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClassicPlan {
     pub sizes: Vec<Size>,
     pub searches_per_insert: u64,
     pub seed: u64,
+    /// Whole-suite runs made first and discarded.
+    pub warmup_runs: u32,
+    /// Measured whole-suite runs (at least 1).
+    pub runs: u32,
+    /// Concurrency levels of the search phases.
+    pub concurrency: Vec<u32>,
+    /// Open-loop search rate (operations per second), or closed loop.
+    pub rate: Option<f64>,
+}
+
+impl ClassicPlan {
+    /// One measured run, no warm-up, one connection, closed loop: the blog's plan.
+    pub fn once(sizes: Vec<Size>, searches_per_insert: u64, seed: u64) -> Self {
+        ClassicPlan {
+            sizes,
+            searches_per_insert,
+            seed,
+            warmup_runs: 0,
+            runs: 1,
+            concurrency: vec![1],
+            rate: None,
+        }
+    }
+}
+
+/// Opens connections to the store under test: the suite opens one per concurrent task.
+pub trait Connect: Sync {
+    type Store: Store + 'static;
+    fn connect(&self) -> impl Future<Output = Result<Self::Store>> + Send;
+}
+
+impl<F, Fut, S> Connect for F
+where
+    F: Fn() -> Fut + Sync,
+    Fut: Future<Output = Result<S>> + Send,
+    S: Store + 'static,
+{
+    type Store = S;
+    fn connect(&self) -> impl Future<Output = Result<S>> + Send {
+        self()
+    }
+}
+
+/// One size's records and search order, shared with the search tasks.
+struct SizeWork {
+    size: Size,
+    records: Arc<Vec<Record>>,
+    order: Arc<Vec<u32>>,
 }
 
 /// The records and search orders of a plan, generated before anything is timed.
 pub struct Workload {
-    sizes: Vec<(Size, Vec<Record>, Vec<u32>)>,
+    plan: ClassicPlan,
+    sizes: Vec<SizeWork>,
 }
 
 impl Workload {
@@ -43,98 +98,454 @@ impl Workload {
                 next_id += records.len() as i64;
                 let order =
                     record::search_order(plan.seed, size, size.records * plan.searches_per_insert);
-                (size.clone(), records, order)
+                SizeWork {
+                    size: size.clone(),
+                    records: Arc::new(records),
+                    order: Arc::new(order),
+                }
             })
             .collect();
-        Workload { sizes }
+        Workload {
+            plan: plan.clone(),
+            sizes,
+        }
     }
 }
 
-/// Runs the suite on one open store, filling `result` as each step completes (so a failure
-/// keeps what was measured before it). An error fails the store's run; a wrong or missing
-/// answer is an error naming the unique_id it was searched by.
-pub async fn run<S: Store>(
-    store: &mut S,
+/// Which run of the suite is going.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunLabel {
+    Warmup { index: u32, of: u32 },
+    Measured { index: u32, of: u32 },
+}
+
+impl std::fmt::Display for RunLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunLabel::Warmup { index, of } => write!(f, "warm-up run {index}/{of} (discarded)"),
+            RunLabel::Measured { index, of } => write!(f, "run {index}/{of}"),
+        }
+    }
+}
+
+/// Runs the suite on a store, filling `result` as it goes (so a failure keeps what was
+/// measured before it). An error fails the store's run; a wrong or missing answer is an
+/// error naming the unique_id it was searched by.
+pub async fn run<C: Connect>(
+    connector: &C,
     workload: &Workload,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
-    store.reset().await?;
-    result.info = Some(store.describe().await?);
-    observer.store_described(result);
-
-    result.initial_size_bytes = measure_size(store, "initial", result, observer).await;
-
-    for (size, records, _) in &workload.sizes {
-        observer.phase_started(PhaseKind::Insert, size, records.len() as u64);
-        let mut meter = Meter::start(PhaseKind::Insert, size);
-        let mut first_error = None;
-        let mut stopped = false;
-        for (i, r) in records.iter().enumerate() {
-            if interrupt::requested() {
-                stopped = true;
-                break;
+    let plan = &workload.plan;
+    let mut connections = vec![connector.connect().await?];
+    let mut measured: Vec<PhaseRun> = Vec::new();
+    let total = plan.warmup_runs + plan.runs.max(1);
+    let mut outcome = Ok(());
+    for rep in 0..total {
+        let label = if rep < plan.warmup_runs {
+            RunLabel::Warmup {
+                index: rep + 1,
+                of: plan.warmup_runs,
             }
-            let t = Instant::now();
-            let outcome = store.insert(r).await;
-            meter.record(t.elapsed());
-            if let Err(e) = outcome {
-                meter.error(format!("store error: {e:#}"));
-                first_error.get_or_insert_with(|| format!("inserting {}: {e:#}", r.unique_id));
-                if meter.error_count() >= MAX_ERRORS_PER_PHASE {
-                    stopped = true;
-                    break;
-                }
+        } else {
+            RunLabel::Measured {
+                index: rep - plan.warmup_runs + 1,
+                of: plan.runs.max(1),
             }
-            if i % PROGRESS_EVERY == 0 {
-                observer.progress(i as u64);
-            }
+        };
+        if total > 1 {
+            observer.run_started(&label.to_string());
         }
-        finish_phase(meter, stopped, first_error, result, observer)?;
+        let mut this_run = Vec::new();
+        outcome = run_once(
+            connector,
+            &mut connections,
+            workload,
+            result,
+            observer,
+            &mut this_run,
+            rep == 0,
+        )
+        .await;
+        let failed = outcome.is_err();
+        if matches!(label, RunLabel::Measured { .. }) || failed {
+            measured.extend(this_run);
+        }
+        if failed {
+            break;
+        }
+    }
+    result.phases = aggregate_by_phase(&measured);
+    outcome
+}
+
+/// Groups runs by phase (kind, size, concurrency), in first-run order, and aggregates each.
+fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
+    let mut order: Vec<(PhaseKind, String, u32)> = Vec::new();
+    let mut groups: BTreeMap<(PhaseKind, String, u32), Vec<PhaseRun>> = BTreeMap::new();
+    for r in runs {
+        let key = (r.kind, r.size.name.clone(), r.concurrency);
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
+        }
+        groups.entry(key).or_default().push(r.clone());
+    }
+    order
+        .iter()
+        .map(|key| measure::aggregate(&groups[key]))
+        .collect()
+}
+
+/// One run of the whole sequence. Sizes and settings are reported from the first run,
+/// warm-up or not: it is the one that starts from an empty store (later runs can find an
+/// append-only file or a WAL that remembers the runs before them).
+async fn run_once<C: Connect>(
+    connector: &C,
+    connections: &mut Vec<C::Store>,
+    workload: &Workload,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+    runs: &mut Vec<PhaseRun>,
+    first_run: bool,
+) -> Result<()> {
+    let main = &mut connections[0];
+    main.reset().await?;
+    let info = main.describe().await?;
+    if result.info.is_none() || first_run {
+        result.info = Some(info);
+        observer.store_described(result);
+    }
+    let initial = measure_size(main, "initial", result, observer).await;
+    if first_run || result.initial_size_bytes.is_none() {
+        result.initial_size_bytes = initial.map(|u| u.bytes);
     }
 
-    result.final_size_bytes = measure_size(store, "final", result, observer).await;
-    // Read the store again now that it holds data: planners choose their search path by it.
-    result.info = Some(store.describe().await?);
+    for work in &workload.sizes {
+        let run = insert_phase(main, work, observer).await;
+        finish_phase(run, runs, observer)?;
+    }
 
-    for (size, records, order) in &workload.sizes {
-        observer.phase_started(PhaseKind::Search, size, order.len() as u64);
-        let mut meter = Meter::start(PhaseKind::Search, size);
-        let mut first_error = None;
-        let mut stopped = false;
-        for (i, &index) in order.iter().enumerate() {
-            if interrupt::requested() {
+    let main = &mut connections[0];
+    let fin = measure_size(main, "final", result, observer).await;
+    if first_run || result.final_size_bytes.is_none() {
+        result.final_size_bytes = fin.as_ref().map(|u| u.bytes);
+        result.final_size_extra = fin.map(|u| u.extra).unwrap_or_default();
+    }
+    // Read the store again now that it holds data: planners choose their search path by it.
+    if first_run || result.info.is_none() {
+        result.info = Some(main.describe().await?);
+    }
+
+    for &concurrency in &workload.plan.concurrency {
+        let concurrency = concurrency.max(1) as usize;
+        while connections.len() < concurrency {
+            connections.push(
+                connector
+                    .connect()
+                    .await
+                    .with_context(|| format!("opening connection {}", connections.len() + 1))?,
+            );
+        }
+        for work in &workload.sizes {
+            let run = if concurrency == 1 && workload.plan.rate.is_none() {
+                search_phase_closed(&mut connections[0], work, observer).await
+            } else {
+                search_phase_tasks(connections, concurrency, work, workload.plan.rate, observer)
+                    .await?
+            };
+            finish_phase(run, runs, observer)?;
+        }
+    }
+    Ok(())
+}
+
+/// The outcome of a phase run, before it is checked.
+struct Measured {
+    run: PhaseRun,
+    first_error: Option<String>,
+}
+
+async fn insert_phase<S: Store>(
+    store: &mut S,
+    work: &SizeWork,
+    observer: &mut dyn Observer,
+) -> Measured {
+    observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
+    let mut histogram = measure::new_histogram();
+    let mut errors = BTreeMap::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    let meter = Meter::start();
+    for (i, r) in work.records.iter().enumerate() {
+        if interrupt::requested() {
+            stopped = true;
+            break;
+        }
+        let t = Instant::now();
+        let outcome = store.insert(r).await;
+        measure::record(&mut histogram, t.elapsed());
+        if let Err(e) = outcome {
+            *errors.entry(format!("store error: {e:#}")).or_insert(0u64) += 1;
+            first_error.get_or_insert_with(|| format!("inserting {}: {e:#}", r.unique_id));
+            if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
                 stopped = true;
                 break;
             }
-            let expected = &records[index as usize];
-            let t = Instant::now();
-            let outcome = store.find(&expected.unique_id).await;
-            meter.record(t.elapsed());
-            let problem = match outcome {
-                Ok(Some(found)) if found == *expected => None,
-                Ok(Some(found)) => Some((
-                    "wrong record",
-                    format!("expected {expected:?}, got {found:?}"),
-                )),
-                Ok(None) => Some(("missing record", "no record found".to_string())),
-                Err(e) => Some(("store error", format!("{e:#}"))),
-            };
-            if let Some((kind, detail)) = problem {
-                meter.error(kind);
-                first_error.get_or_insert_with(|| {
-                    format!("{kind} for unique_id {}: {detail}", expected.unique_id)
-                });
-                if meter.error_count() >= MAX_ERRORS_PER_PHASE {
-                    stopped = true;
-                    break;
-                }
-            }
-            if i % PROGRESS_EVERY == 0 {
-                observer.progress(i as u64);
+        }
+        if i % PROGRESS_EVERY == 0 {
+            observer.progress(i as u64);
+        }
+    }
+    let ops = histogram.len();
+    Measured {
+        run: PhaseRun {
+            kind: PhaseKind::Insert,
+            size: work.size.clone(),
+            concurrency: 1,
+            ops,
+            errors,
+            incomplete: stopped,
+            figures: meter.finish(ops, &histogram),
+            histogram,
+            open_loop: None,
+        },
+        first_error,
+    }
+}
+
+/// Checks one answer; `Some((kind, message))` when it is wrong.
+fn check(expected: &Record, outcome: Result<Option<Record>>) -> Option<(&'static str, String)> {
+    let (kind, detail) = match outcome {
+        Ok(Some(found)) if found == *expected => return None,
+        Ok(Some(found)) => (
+            "wrong record",
+            format!("expected {expected:?}, got {found:?}"),
+        ),
+        Ok(None) => ("missing record", "no record found".to_string()),
+        Err(e) => ("store error", format!("{e:#}")),
+    };
+    Some((
+        kind,
+        format!("{kind} for unique_id {}: {detail}", expected.unique_id),
+    ))
+}
+
+/// The blog's search phase: one connection, one search after another.
+async fn search_phase_closed<S: Store>(
+    store: &mut S,
+    work: &SizeWork,
+    observer: &mut dyn Observer,
+) -> Measured {
+    observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
+    let mut histogram = measure::new_histogram();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    let meter = Meter::start();
+    for (i, &index) in work.order.iter().enumerate() {
+        if interrupt::requested() {
+            stopped = true;
+            break;
+        }
+        let expected = &work.records[index as usize];
+        let t = Instant::now();
+        let outcome = store.find(&expected.unique_id).await;
+        measure::record(&mut histogram, t.elapsed());
+        if let Some((kind, message)) = check(expected, outcome) {
+            *errors.entry(kind.to_string()).or_default() += 1;
+            first_error.get_or_insert(message);
+            if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
+                stopped = true;
+                break;
             }
         }
-        finish_phase(meter, stopped, first_error, result, observer)?;
+        if i % PROGRESS_EVERY == 0 {
+            observer.progress(i as u64);
+        }
+    }
+    let ops = histogram.len();
+    Measured {
+        run: PhaseRun {
+            kind: PhaseKind::Search,
+            size: work.size.clone(),
+            concurrency: 1,
+            ops,
+            errors,
+            incomplete: stopped,
+            figures: meter.finish(ops, &histogram),
+            histogram,
+            open_loop: None,
+        },
+        first_error,
+    }
+}
+
+/// What one search task brings back.
+struct TaskResult<S> {
+    store: S,
+    histogram: hdrhistogram::Histogram<u64>,
+    errors: BTreeMap<String, u64>,
+    first_error: Option<String>,
+    stopped: bool,
+    pacer: Option<Pacer>,
+}
+
+/// One task of a concurrent or open-loop search phase: searches `task`, `task + tasks`, ...
+async fn search_task<S: Store>(
+    mut store: S,
+    records: Arc<Vec<Record>>,
+    order: Arc<Vec<u32>>,
+    task: usize,
+    tasks: usize,
+    mut pacer: Option<Pacer>,
+) -> TaskResult<S> {
+    let mut histogram = measure::new_histogram();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    for i in (task..order.len()).step_by(tasks) {
+        if interrupt::requested() {
+            stopped = true;
+            break;
+        }
+        let expected = &records[order[i] as usize];
+        let intended = match &pacer {
+            Some(p) => Some(p.wait_turn(i as u64).await),
+            None => None,
+        };
+        let start = tokio::time::Instant::now();
+        let outcome = store.find(&expected.unique_id).await;
+        let end = tokio::time::Instant::now();
+        measure::record(&mut histogram, end - start);
+        if let (Some(p), Some(intended)) = (pacer.as_mut(), intended) {
+            p.finished(intended, start, end);
+        }
+        if let Some((kind, message)) = check(expected, outcome) {
+            *errors.entry(kind.to_string()).or_default() += 1;
+            first_error.get_or_insert(message);
+            if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
+                stopped = true;
+                break;
+            }
+        }
+    }
+    TaskResult {
+        store,
+        histogram,
+        errors,
+        first_error,
+        stopped,
+        pacer,
+    }
+}
+
+/// A search phase over `concurrency` tasks, each on its own connection, closed loop or on
+/// the open-loop schedule of `rate`.
+async fn search_phase_tasks<S: Store + 'static>(
+    connections: &mut Vec<S>,
+    concurrency: usize,
+    work: &SizeWork,
+    rate: Option<f64>,
+    observer: &mut dyn Observer,
+) -> Result<Measured> {
+    observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
+    let stores: Vec<S> = connections.drain(..concurrency).collect();
+    let meter = Meter::start();
+    let start = tokio::time::Instant::now();
+    let handles: Vec<_> = stores
+        .into_iter()
+        .enumerate()
+        .map(|(task, store)| {
+            let pacer = rate.map(|r| Pacer::new(r, start));
+            tokio::spawn(search_task(
+                store,
+                Arc::clone(&work.records),
+                Arc::clone(&work.order),
+                task,
+                concurrency,
+                pacer,
+            ))
+        })
+        .collect();
+    let mut histogram = measure::new_histogram();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    let mut open_loop: Option<OpenLoopRun> = None;
+    let mut returned = Vec::with_capacity(concurrency);
+    let mut panicked = None;
+    for handle in handles {
+        match handle.await {
+            Ok(t) => {
+                histogram
+                    .add(&t.histogram)
+                    .expect("histograms of one shape merge");
+                for (k, n) in t.errors {
+                    *errors.entry(k).or_default() += n;
+                }
+                if first_error.is_none() {
+                    first_error = t.first_error;
+                }
+                stopped |= t.stopped;
+                if let Some(p) = t.pacer {
+                    let ol = open_loop.get_or_insert_with(|| OpenLoopRun {
+                        rate: p.rate(),
+                        response: measure::new_histogram(),
+                        max_behind: std::time::Duration::ZERO,
+                    });
+                    ol.response
+                        .add(p.response())
+                        .expect("histograms of one shape merge");
+                    ol.max_behind = ol.max_behind.max(p.max_behind());
+                }
+                returned.push(t.store);
+            }
+            Err(e) => panicked = Some(e),
+        }
+    }
+    let ops = histogram.len();
+    let figures = meter.finish(ops, &histogram);
+    // Connections return to the pool in task order; one lost to a panic is not reused.
+    let mut rest: Vec<S> = std::mem::take(connections);
+    returned.append(&mut rest);
+    *connections = returned;
+    if let Some(e) = panicked {
+        bail!("a search task failed: {e}");
+    }
+    observer.progress(ops);
+    Ok(Measured {
+        run: PhaseRun {
+            kind: PhaseKind::Search,
+            size: work.size.clone(),
+            concurrency: concurrency as u32,
+            ops,
+            errors,
+            incomplete: stopped,
+            figures,
+            histogram,
+            open_loop,
+        },
+        first_error,
+    })
+}
+
+fn finish_phase(
+    measured: Measured,
+    runs: &mut Vec<PhaseRun>,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let Measured { run, first_error } = measured;
+    observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
+    let label = format!("{} {}", run.kind.label(), run.size.name);
+    let errors: u64 = run.errors.values().sum();
+    let stopped = run.incomplete;
+    runs.push(run);
+    if let Some(first) = first_error {
+        return Err(anyhow!("{label}: {errors} error(s); first: {first}"));
+    }
+    if stopped {
+        bail!("{label}: interrupted");
     }
     Ok(())
 }
@@ -146,14 +557,11 @@ async fn measure_size<S: Store>(
     which: &str,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
-) -> Option<u64> {
+) -> Option<crate::store::DiskUsage> {
     match store.disk_usage().await {
         Ok(usage) => {
             observer.size_measured(which, Some(usage.bytes));
-            if which == "final" {
-                result.final_size_extra = usage.extra;
-            }
-            Some(usage.bytes)
+            Some(usage)
         }
         Err(e) => {
             observer.size_measured(which, None);
@@ -163,25 +571,4 @@ async fn measure_size<S: Store>(
             None
         }
     }
-}
-
-fn finish_phase(
-    meter: Meter,
-    stopped: bool,
-    first_error: Option<String>,
-    result: &mut StoreResult,
-    observer: &mut dyn Observer,
-) -> Result<()> {
-    let phase = meter.finish(stopped);
-    observer.phase_finished(&phase);
-    let label = format!("{} {}", phase.kind.label(), phase.size.name);
-    let errors = phase.errors;
-    result.phases.push(phase);
-    if let Some(first) = first_error {
-        return Err(anyhow!("{label}: {errors} error(s); first: {first}"));
-    }
-    if stopped {
-        bail!("{label}: interrupted");
-    }
-    Ok(())
 }

@@ -16,10 +16,14 @@ use crate::server::{self, LocalServer};
 use crate::store::{ConnectSpec, StoreKind, StoreUrl};
 
 pub mod classic;
+pub mod open_loop;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
 pub trait Observer {
     fn store_started(&mut self, _store: &str) {}
+    /// A new run of the suite starts (`warm-up run 1/1 (discarded)`, `run 2/3`); only
+    /// said when there is more than one.
+    fn run_started(&mut self, _label: &str) {}
     /// The store's version and settings are known (`result.info`).
     fn store_described(&mut self, _result: &StoreResult) {}
     /// `which` is `initial` or `final`; `None` when the store could not tell.
@@ -150,19 +154,31 @@ async fn run_store(
         }
     }
     let data_dir = local.as_ref().map(LocalServer::data_dir);
+    // Every connection of an embedded store opens the same file.
+    let sqlite_dir = match (kind.is_embedded(), &plan.sqlite_path) {
+        (true, None) => Some(
+            tempfile::Builder::new()
+                .prefix("dbcompare-sqlite-")
+                .tempdir()
+                .context("creating a temporary directory for the SQLite database")?,
+        ),
+        _ => None,
+    };
+    let sqlite_path = match &sqlite_dir {
+        Some(dir) => Some(dir.path().join("dbcompare.sqlite")),
+        None => plan.sqlite_path.clone(),
+    };
     let spec = ConnectSpec {
         url: url.as_ref(),
         data_dir: data_dir.as_deref(),
         durability: plan.durability,
         connect_timeout: plan.connect_timeout,
-        sqlite_path: plan.sqlite_path.as_deref(),
+        sqlite_path: sqlite_path.as_deref(),
         couchbase_query: plan.couchbase_query,
         mongodb_transactions: plan.mongodb_transactions,
     };
-    let outcome = match kind.connect(&spec).await {
-        Ok(mut store) => classic::run(&mut store, workload, result, observer).await,
-        Err(e) => Err(e),
-    };
+    let connector = || kind.connect(&spec);
+    let outcome = classic::run(&connector, workload, result, observer).await;
     if let Some(server) = local {
         // Stopping takes a moment (a final fsync); a failure to stop is reported but does
         // not undo the figures.

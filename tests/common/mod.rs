@@ -63,11 +63,7 @@ pub async fn connect(server: &LocalServer, durability: Durability) -> AnyStore {
 }
 
 pub fn micro_plan() -> ClassicPlan {
-    ClassicPlan {
-        sizes: vec!["micro".parse().unwrap()],
-        searches_per_insert: 40,
-        seed: 11,
-    }
+    ClassicPlan::once(vec!["micro".parse().unwrap()], 40, 11)
 }
 
 /// Reset, insert, find with every field compared, a missing key, a duplicate unique_id
@@ -102,10 +98,10 @@ pub async fn round_trip(store: &mut impl Store, name: &str, duplicates_refused: 
 }
 
 /// The classic suite at micro size: zero errors, every operation counted.
-pub async fn classic_micro(store: &mut impl Store, name: &str) -> StoreResult {
+pub async fn classic_micro<C: classic::Connect>(connect: &C, name: &str) -> StoreResult {
     let mut result = StoreResult::new(name);
     classic::run(
-        store,
+        connect,
         &Workload::generate(&micro_plan()),
         &mut result,
         &mut Silent,

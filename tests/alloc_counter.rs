@@ -1,0 +1,34 @@
+//! The counting allocator counts a known allocation pattern exactly.
+
+use dbcompare::measure::{CountingAlloc, allocations};
+
+#[global_allocator]
+static ALLOCATOR: CountingAlloc = CountingAlloc;
+
+#[test]
+fn counts_a_known_pattern_exactly() {
+    CountingAlloc::enable();
+    let (a0, b0) = allocations().expect("counting is on");
+    let boxes: Vec<Box<[u8; 100]>> = (0..10).map(|_| Box::new([0u8; 100])).collect();
+    let (a1, b1) = allocations().unwrap();
+    // Ten boxes of 100 bytes, and the Vec holding them: exactly 10 pointers, one allocation
+    // (the iterator's exact size hint sizes it at once).
+    assert_eq!(a1 - a0, 11);
+    assert_eq!(b1 - b0, 10 * 100 + 10 * std::mem::size_of::<usize>() as u64);
+    drop(boxes);
+    let (a2, b2) = allocations().unwrap();
+    assert_eq!((a2, b2), (a1, b1), "freeing is not allocating");
+
+    let mut v: Vec<u64> = Vec::with_capacity(4);
+    let (a3, b3) = allocations().unwrap();
+    assert_eq!((a3 - a2, b3 - b2), (1, 32));
+    v.reserve_exact(12);
+    let (a4, b4) = allocations().unwrap();
+    // Room for len (0) + 12 more: 96 bytes.
+    assert_eq!(
+        (a4 - a3, b4 - b3),
+        (1, 96),
+        "a reallocation counts once, at its new size"
+    );
+    drop(v);
+}
