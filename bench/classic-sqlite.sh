@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for i in $(seq 1 "$runs"); do
   start=$(date +%s.%N)
-  ./target/release/dbcompare run --store sqlite --quiet --out "$work/$i"
+  ./target/release/dbcompare run --store sqlite --warmup-runs 0 --runs 1 --quiet --out "$work/$i"
   end=$(date +%s.%N)
   echo "$start $end" > "$work/$i/wall"
 done

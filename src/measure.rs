@@ -48,6 +48,11 @@ impl CountingAlloc {
         COUNTING.store(true, Ordering::Relaxed);
     }
 
+    /// Stops counting (`allocations()` is then `None`); used to measure what counting costs.
+    pub fn disable() {
+        COUNTING.store(false, Ordering::Relaxed);
+    }
+
     #[inline]
     fn count(bytes: usize) {
         if COUNTING.load(Ordering::Relaxed) {
