@@ -63,11 +63,21 @@ pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
     }
 }
 
+fn parse_scale(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 100.0 => Ok(f),
+        _ => Err(format!("must be a number above 0 (at most 100), not '{s}'")),
+    }
+}
+
 /// The suite to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Suite {
     /// The blog's sequence: INSERT micro/tiny/small one per transaction, then 40 x N searches.
     Classic,
+    /// Driver micro-benchmarks after the Go SQL driver benchmark: tiny queries, large
+    /// values, prepared and concurrent (1 to 16), with allocations per query.
+    Driver,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -93,6 +103,11 @@ pub struct RunArgs {
     /// Searches per inserted record (the blog's 40).
     #[arg(long, value_name = "N", default_value = "40", value_parser = parse_positive)]
     pub searches_per_insert: NonZeroU64,
+
+    /// Driver suite: multiplies the seed's iteration counts (1 = the seed's 250,000 /
+    /// 50,000 / 500,000).
+    #[arg(long, value_name = "FACTOR", default_value = "0.1", value_parser = parse_scale)]
+    pub scale: f64,
 
     /// Runs of the whole suite made first and discarded (warming caches and connections).
     #[arg(long, value_name = "N", default_value = "1")]

@@ -90,6 +90,10 @@ impl Observer for Console {
         self.line(&text::phase_line(phase));
     }
 
+    fn not_applicable(&mut self, test: &str) {
+        self.line(&format!("{test}: not applicable"));
+    }
+
     fn store_finished(&mut self, result: &StoreResult) {
         let repeated: Vec<String> = result.phases.iter().flat_map(text::runs_block).collect();
         if !repeated.is_empty() {

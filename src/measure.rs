@@ -301,6 +301,7 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         kind: first.kind,
         size: first.size.clone(),
         concurrency: first.concurrency,
+        operation: None,
         ops: first.ops,
         errors: errors.values().sum(),
         error_kinds: errors,

@@ -61,6 +61,7 @@ pub struct RunPlan {
     /// Stores in run order, without duplicates, each with where it runs.
     pub stores: Vec<(StoreKind, Target)>,
     pub classic: ClassicPlan,
+    pub driver: crate::suite::driver::DriverPlan,
     pub out: PathBuf,
     pub quiet: bool,
     pub durability: Durability,
@@ -187,6 +188,11 @@ impl RunPlan {
                 concurrency: dedup_levels(&args.concurrency),
                 rate: args.rate.map(|r| r.get() as f64),
             },
+            driver: crate::suite::driver::DriverPlan {
+                scale: args.scale,
+                warmup_runs: args.warmup_runs,
+                runs: args.runs.get() as u32,
+            },
             out: args.out.clone(),
             quiet: args.quiet,
             durability: args.durability,
@@ -213,6 +219,7 @@ impl RunPlan {
     pub fn summary(&self) -> PlanSummary {
         PlanSummary {
             suite: format!("{:?}", self.suite).to_lowercase(),
+            scale: (self.suite == Suite::Driver).then_some(self.driver.scale),
             stores: self
                 .stores
                 .iter()

@@ -216,3 +216,33 @@ fn an_unreachable_rate_is_a_warning_not_a_silent_lower_rate() {
     let search = report.stores[0].phase(PhaseKind::Search, "micro").unwrap();
     assert!(search.open_loop.as_ref().unwrap().max_behind_ms > 0.0);
 }
+
+#[test]
+fn the_driver_suite_on_sqlite_reports_every_test() {
+    let (code, stdout, report) = run_json(&[
+        "--suite",
+        "driver",
+        "--store",
+        "sqlite",
+        "--scale",
+        "0.001",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(report.plan.suite, "driver");
+    let sqlite = &report.stores[0];
+    assert_eq!(sqlite.phases.len(), 22, "every test runs on sqlite");
+    for p in &sqlite.phases {
+        assert_eq!(p.kind, PhaseKind::Driver);
+        assert_eq!((p.errors, p.runs.len()), (0, 2), "{}", p.size.name);
+        assert!(p.allocs_per_op.is_some());
+    }
+    assert!(
+        stdout.contains("SimpleExec 250 iterations:"),
+        "the seed's layout: {stdout}"
+    );
+    assert!(stdout.contains(" -- avg "), "{stdout}");
+}

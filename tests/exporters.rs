@@ -30,6 +30,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         allocs_per_op: Some(3.0),
         bytes_per_op: Some(160.0),
         concurrency: 1,
+        operation: None,
         runs: Vec::new(),
         histogram: None,
         open_loop: None,
@@ -143,6 +144,7 @@ fn fixture() -> Report {
         finished_at: "2026-11-30T10:01:02Z".into(),
         plan: PlanSummary {
             suite: "classic".into(),
+            scale: None,
             stores: vec!["sqlite".into(), "other".into(), "absent".into()],
             sizes,
             searches_per_insert: 40,
@@ -203,4 +205,42 @@ fn an_unknown_schema_version_is_refused() {
             .to_string()
             .contains("schema_version")
     );
+}
+
+/// A driver-suite run: one store that runs a test, one that has no such operation.
+fn driver_fixture() -> Report {
+    let mut report = fixture();
+    report.plan.suite = "driver".into();
+    report.plan.scale = Some(0.1);
+    report.plan.concurrency = vec![1];
+    let test = |name: &str, iterations: u64, wall_ms: f64, conc: u32| {
+        let size = Size {
+            name: name.into(),
+            records: iterations,
+        };
+        let mut p = repeated(phase(PhaseKind::Driver, &size, iterations, wall_ms, 40.0));
+        p.concurrency = conc;
+        p.operation = Some("SELECT 1, prepared".into());
+        p
+    };
+    let mut sql = StoreResult::new("sqlstore");
+    sql.phases = vec![
+        test("PreparedQueryRow", 25_000, 350.0, 1),
+        test("PreparedQueryConcurrent8", 50_000, 420.0, 8),
+    ];
+    let mut kv = StoreResult::new("kvstore");
+    kv.phases = vec![test("PreparedQueryRow", 25_000, 500.0, 1)];
+    kv.not_applicable = vec!["EchoMixed5".into()];
+    report.stores = vec![sql, kv];
+    report
+}
+
+#[test]
+fn driver_suite_markdown() {
+    insta::assert_snapshot!(markdown::render(&driver_fixture()));
+}
+
+#[test]
+fn driver_suite_text() {
+    insta::assert_snapshot!(text::render(&driver_fixture()));
 }

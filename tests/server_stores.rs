@@ -120,6 +120,19 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
     gone(pid, &dir);
 }
 
+async fn driver_suite(kind: StoreKind, not_applicable: &[&str]) {
+    let server = common::start(kind, Durability::Durable);
+    let connect = || async { Ok(common::connect(&server, Durability::Durable).await) };
+    let result = common::driver_tiny(&connect, kind.name()).await;
+    assert_eq!(result.not_applicable, not_applicable, "{kind}");
+    let concurrent = result
+        .phases
+        .iter()
+        .find(|p| p.size.name == "PreparedQueryConcurrent16")
+        .unwrap();
+    assert_eq!(concurrent.concurrency, 16);
+}
+
 macro_rules! store_tests {
     ($module:ident, $kind:expr, $settings:expr) => {
         mod $module {
@@ -160,6 +173,25 @@ async fn mysql_size_grows_with_data() {
     }
     let fin = store.disk_usage().await.unwrap().bytes;
     assert!(fin > initial, "final size {fin} <= initial size {initial}");
+}
+
+#[tokio::test]
+async fn postgres_driver_suite() {
+    driver_suite(StoreKind::Postgres, &[]).await;
+}
+
+#[tokio::test]
+async fn mysql_driver_suite() {
+    driver_suite(StoreKind::Mysql, &[]).await;
+}
+
+#[tokio::test]
+async fn redis_driver_suite() {
+    driver_suite(
+        StoreKind::Redis,
+        &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
+    )
+    .await;
 }
 
 store_tests!(

@@ -68,8 +68,11 @@ pub enum RunStatus {
 /// The resolved plan, as far as it shapes the figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanSummary {
-    /// The suite that ran (`classic`).
+    /// The suite that ran (`classic`, `driver`).
     pub suite: String,
+    /// Driver suite: the factor applied to the seed's iteration counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<f64>,
     /// Stores in run order.
     pub stores: Vec<String>,
     /// Workload sizes in run order.
@@ -133,6 +136,9 @@ pub struct StoreResult {
     pub final_size_extra: BTreeMap<String, u64>,
     /// Measured phases in run order.
     pub phases: Vec<PhaseResult>,
+    /// Tests of the suite this store has no operation for (shown as n/a, never as zero).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_applicable: Vec<String>,
 }
 
 impl StoreResult {
@@ -148,6 +154,7 @@ impl StoreResult {
             size_error: None,
             final_size_extra: BTreeMap::new(),
             phases: Vec::new(),
+            not_applicable: Vec::new(),
         }
     }
 
@@ -233,6 +240,8 @@ pub struct StoreInfo {
 pub enum PhaseKind {
     Insert,
     Search,
+    /// A test of the driver suite (`size` names the test and its iterations).
+    Driver,
 }
 
 impl PhaseKind {
@@ -241,6 +250,7 @@ impl PhaseKind {
         match self {
             PhaseKind::Insert => "INSERT",
             PhaseKind::Search => "SEARCH",
+            PhaseKind::Driver => "DRIVER",
         }
     }
 }
@@ -255,6 +265,9 @@ pub struct PhaseResult {
     /// Tasks issuing operations at once, each on its own connection.
     #[serde(default = "one")]
     pub concurrency: u32,
+    /// What the store ran for this phase, where stores run different things (driver suite).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
     /// Operations attempted in one run (inserts, or searches_per_insert x records).
     pub ops: u64,
     /// Operations that failed or gave a wrong answer.

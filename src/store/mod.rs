@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::UsageError;
 use crate::record::Record;
 use crate::report::model::StoreInfo;
+use crate::suite::driver::DriverTest;
 
 pub mod aerospike;
 pub mod couchbase;
@@ -44,6 +45,19 @@ pub trait Store: Send {
 
     /// Flushes what the store buffers, then measures its on-disk size.
     fn disk_usage(&mut self) -> impl Future<Output = Result<DiskUsage>> + Send;
+
+    /// The driver suite: what this store runs for `test` (`SELECT 1, simple protocol`), or
+    /// `None` when it has no such operation (reported as not applicable).
+    fn driver_operation(&self, _test: DriverTest) -> Option<&'static str> {
+        None
+    }
+
+    /// Runs one operation of a driver test (`i` is the iteration, for parameters) and
+    /// checks its answer. Statements are prepared on first use, outside any timing that
+    /// matters (every test has a warm-up run).
+    fn driver(&mut self, test: DriverTest, _i: u64) -> impl Future<Output = Result<()>> + Send {
+        async move { Err(anyhow!("{} is not applicable to this store", test.name())) }
+    }
 }
 
 /// A store's on-disk size: the figure the tables show, and others measured beside it.
@@ -402,6 +416,12 @@ impl Store for AnyStore {
     }
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
         dispatch!(self, s => s.disk_usage().await)
+    }
+    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
+        dispatch!(self, s => s.driver_operation(test))
+    }
+    async fn driver(&mut self, test: DriverTest, i: u64) -> Result<()> {
+        dispatch!(self, s => s.driver(test, i).await)
     }
 }
 

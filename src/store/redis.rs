@@ -16,6 +16,7 @@ use redis::aio::MultiplexedConnection;
 use super::{ConnectSpec, DiskUsage, Store, StoreUrl, dir_bytes};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
+use crate::suite::driver::{DriverTest, check_large, large_string};
 
 pub const SCHEMES: &[&str] = &["redis"];
 
@@ -83,7 +84,13 @@ fn decode(bytes: &[u8]) -> Result<Record> {
 pub struct RedisStore {
     conn: MultiplexedConnection,
     data_dir: Option<PathBuf>,
+    /// Whether the driver suite's fixed keys were written.
+    driver_keys: bool,
 }
+
+/// The driver suite's fixed keys: a small value and a 10 kB one.
+const DRIVER_ONE: &str = "dbcompare:driver:one";
+const DRIVER_LARGE: &str = "dbcompare:driver:large";
 
 impl RedisStore {
     pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
@@ -97,6 +104,7 @@ impl RedisStore {
         redis::cmd("PING").query_async::<()>(&mut conn).await?;
         Ok(RedisStore {
             conn,
+            driver_keys: false,
             data_dir: spec.data_dir.map(std::path::Path::to_path_buf),
         })
     }
@@ -197,6 +205,64 @@ impl Store for RedisStore {
             .query_async(&mut self.conn)
             .await?;
         bytes.map(|b| decode(&b)).transpose()
+    }
+
+    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
+        use DriverTest::*;
+        Some(match test {
+            SimpleExec | PreparedExec => "PING (no prepared statements in Redis)",
+            SimpleQueryRow | PreparedQueryRow => "GET of a fixed key holding \"1\"",
+            PreparedQueryRowParam => "ECHO <iteration>",
+            SelectLargeString | SelectPreparedLargeString => "GET of a 10 kB value as a String",
+            SelectLargeBytes | SelectPreparedLargeBytes => "GET of a 10 kB value as bytes",
+            EchoMixed5 | SelectLargeRaw | SelectPreparedLargeRaw => return None,
+            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => return None,
+        })
+    }
+
+    async fn driver(&mut self, test: DriverTest, i: u64) -> Result<()> {
+        use DriverTest::*;
+        if !self.driver_keys {
+            redis::pipe()
+                .set(DRIVER_ONE, "1")
+                .ignore()
+                .set(DRIVER_LARGE, large_string())
+                .ignore()
+                .query_async::<()>(&mut self.conn)
+                .await?;
+            self.driver_keys = true;
+        }
+        let c = &mut self.conn;
+        match test {
+            SimpleExec | PreparedExec => {
+                let pong: String = redis::cmd("PING").query_async(c).await?;
+                if pong != "PONG" {
+                    bail!("PING gave {pong}");
+                }
+            }
+            SimpleQueryRow | PreparedQueryRow => {
+                let v: Option<String> = redis::cmd("GET").arg(DRIVER_ONE).query_async(c).await?;
+                if v.as_deref() != Some("1") {
+                    bail!("GET gave {v:?}");
+                }
+            }
+            PreparedQueryRowParam => {
+                let v: u64 = redis::cmd("ECHO").arg(i).query_async(c).await?;
+                if v != i {
+                    bail!("ECHO {i} gave {v}");
+                }
+            }
+            SelectLargeString | SelectPreparedLargeString => {
+                let v: String = redis::cmd("GET").arg(DRIVER_LARGE).query_async(c).await?;
+                check_large(v.as_bytes())?;
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                let v: Vec<u8> = redis::cmd("GET").arg(DRIVER_LARGE).query_async(c).await?;
+                check_large(&v)?;
+            }
+            other => bail!("{} is not applicable to redis", other.name()),
+        }
+        Ok(())
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {

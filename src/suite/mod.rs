@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
+use crate::cli::Suite;
 use crate::interrupt;
 use crate::machine::Machine;
 use crate::plan::{RunPlan, Target};
@@ -16,6 +17,7 @@ use crate::server::{self, LocalServer};
 use crate::store::{ConnectSpec, StoreKind, StoreUrl};
 
 pub mod classic;
+pub mod driver;
 pub mod open_loop;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
@@ -33,6 +35,8 @@ pub trait Observer {
     fn progress(&mut self, _done: u64) {}
     fn phase_finished(&mut self, _phase: &PhaseResult) {}
     fn store_finished(&mut self, _result: &StoreResult) {}
+    /// A test the store has no operation for.
+    fn not_applicable(&mut self, _test: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -62,7 +66,10 @@ pub async fn run_plan(
         machine: Machine::detect(),
         stores: Vec::new(),
     };
-    let workload = classic::Workload::generate(&plan.classic);
+    let workload = match plan.suite {
+        Suite::Classic => classic::Workload::generate(&plan.classic),
+        _ => classic::Workload::generate(&classic::ClassicPlan::once(Vec::new(), 1, 0)),
+    };
     let secrets = plan.secrets();
     for (kind, target) in &plan.stores {
         if interrupt::requested() {
@@ -178,7 +185,10 @@ async fn run_store(
         mongodb_transactions: plan.mongodb_transactions,
     };
     let connector = || kind.connect(&spec);
-    let outcome = classic::run(&connector, workload, result, observer).await;
+    let outcome = match plan.suite {
+        Suite::Classic => classic::run(&connector, workload, result, observer).await,
+        Suite::Driver => driver::run(&connector, &plan.driver, result, observer).await,
+    };
     if let Some(server) = local {
         // Stopping takes a moment (a final fsync); a failure to stop is reported but does
         // not undo the figures.

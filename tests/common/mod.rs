@@ -149,3 +149,30 @@ pub fn settings_are(info: &StoreInfo, durability: Durability, expected: &[(&str,
         );
     }
 }
+
+/// The driver suite at a tiny scale: every applicable test runs with zero errors, the
+/// others are listed as not applicable; returns the store's result.
+pub async fn driver_tiny<C: classic::Connect>(connect: &C, name: &str) -> StoreResult {
+    let plan = dbcompare::suite::driver::DriverPlan {
+        scale: 0.0005,
+        warmup_runs: 1,
+        runs: 1,
+    };
+    let mut result = StoreResult::new(name);
+    dbcompare::suite::driver::run(connect, &plan, &mut result, &mut Silent)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    let all = dbcompare::suite::driver::DriverTest::all();
+    assert_eq!(result.phases.len() + result.not_applicable.len(), all.len());
+    for p in &result.phases {
+        assert_eq!(p.errors, 0, "{name} {}", p.size.name);
+        assert_eq!(
+            p.ops,
+            plan.iterations_of(&p.size.name),
+            "{name} {}",
+            p.size.name
+        );
+        assert!(p.operation.is_some());
+    }
+    result
+}

@@ -1,0 +1,322 @@
+//! The driver suite, after the Go SQL driver benchmark (seeds 000 and 001): tiny queries
+//! that measure the driver and the protocol rather than the server, each with its
+//! queries/s, allocations and bytes per query, repeated, at concurrency 1 to 16 for the
+//! prepared ones. SQL stores run the seed's SQL; stores without SQL run the nearest native
+//! operation, named in the report; a test a store has no operation for is reported as not
+//! applicable, never as zero.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use super::Observer;
+use super::classic::{Connect, MAX_ERRORS_PER_PHASE};
+use crate::interrupt;
+use crate::measure::{self, Meter, PhaseRun};
+use crate::record::Size;
+use crate::report::model::{PhaseKind, StoreResult};
+use crate::store::Store;
+
+/// Length of the large values of the Select*Large* tests.
+pub const LARGE_LEN: usize = 10_000;
+
+/// One test of the suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DriverTest {
+    SimpleExec,
+    PreparedExec,
+    SimpleQueryRow,
+    PreparedQueryRow,
+    PreparedQueryRowParam,
+    EchoMixed5,
+    SelectLargeString,
+    SelectPreparedLargeString,
+    SelectLargeBytes,
+    SelectPreparedLargeBytes,
+    SelectLargeRaw,
+    SelectPreparedLargeRaw,
+    /// PreparedExec on N connections at once.
+    PreparedExecConcurrent(u32),
+    /// PreparedQueryRow on N connections at once.
+    PreparedQueryConcurrent(u32),
+}
+
+impl DriverTest {
+    /// Every test, in the seed's order.
+    pub fn all() -> Vec<DriverTest> {
+        use DriverTest::*;
+        let mut tests = vec![
+            SimpleExec,
+            PreparedExec,
+            SimpleQueryRow,
+            PreparedQueryRow,
+            PreparedQueryRowParam,
+            EchoMixed5,
+            SelectLargeString,
+            SelectPreparedLargeString,
+            SelectLargeBytes,
+            SelectPreparedLargeBytes,
+            SelectLargeRaw,
+            SelectPreparedLargeRaw,
+        ];
+        tests.extend([1, 2, 4, 8, 16].map(PreparedExecConcurrent));
+        tests.extend([1, 2, 4, 8, 16].map(PreparedQueryConcurrent));
+        tests
+    }
+
+    /// The seed's name (`PreparedQueryConcurrent8`).
+    pub fn name(self) -> String {
+        match self {
+            DriverTest::PreparedExecConcurrent(n) => format!("PreparedExecConcurrent{n}"),
+            DriverTest::PreparedQueryConcurrent(n) => format!("PreparedQueryConcurrent{n}"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// The seed's iteration count, before `--scale`.
+    pub fn seed_iterations(self) -> u64 {
+        use DriverTest::*;
+        match self {
+            SelectLargeString
+            | SelectPreparedLargeString
+            | SelectLargeBytes
+            | SelectPreparedLargeBytes
+            | SelectLargeRaw
+            | SelectPreparedLargeRaw => 50_000,
+            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => 500_000,
+            _ => 250_000,
+        }
+    }
+
+    /// Connections working at once.
+    pub fn concurrency(self) -> u32 {
+        match self {
+            DriverTest::PreparedExecConcurrent(n) | DriverTest::PreparedQueryConcurrent(n) => n,
+            _ => 1,
+        }
+    }
+
+    /// The single-connection operation each task of a concurrent test runs.
+    pub fn operation(self) -> DriverTest {
+        match self {
+            DriverTest::PreparedExecConcurrent(_) => DriverTest::PreparedExec,
+            DriverTest::PreparedQueryConcurrent(_) => DriverTest::PreparedQueryRow,
+            other => other,
+        }
+    }
+}
+
+/// What the driver suite runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriverPlan {
+    /// Multiplies the seed's iteration counts (0.1 by default).
+    pub scale: f64,
+    pub warmup_runs: u32,
+    pub runs: u32,
+}
+
+impl DriverPlan {
+    pub fn iterations(&self, test: DriverTest) -> u64 {
+        ((test.seed_iterations() as f64 * self.scale).round() as u64).max(1)
+    }
+
+    /// Iterations of the test with this name (0 for an unknown name).
+    pub fn iterations_of(&self, name: &str) -> u64 {
+        DriverTest::all()
+            .into_iter()
+            .find(|t| t.name() == name)
+            .map_or(0, |t| self.iterations(t))
+    }
+}
+
+/// The expected large string (the stores build it server-side as `LARGE_LEN` × 'A').
+pub fn large_string() -> String {
+    "A".repeat(LARGE_LEN)
+}
+
+/// Checks a large value an operation returned.
+pub fn check_large(value: &[u8]) -> Result<()> {
+    if value.len() != LARGE_LEN || value.iter().any(|&b| b != b'A') {
+        bail!(
+            "expected {LARGE_LEN} bytes of 'A', got {} bytes",
+            value.len()
+        );
+    }
+    Ok(())
+}
+
+/// Runs every test on a store, filling `result.phases` (kind `driver`, size = the test and
+/// its iterations) and `result.not_applicable`.
+pub async fn run<C: Connect>(
+    connector: &C,
+    plan: &DriverPlan,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let mut connections = vec![connector.connect().await?];
+    connections[0].reset().await?;
+    result.info = Some(connections[0].describe().await?);
+    observer.store_described(result);
+    for test in DriverTest::all() {
+        let Some(operation) = connections[0].driver_operation(test.operation()) else {
+            result.not_applicable.push(test.name());
+            observer.not_applicable(&test.name());
+            continue;
+        };
+        let concurrency = test.concurrency() as usize;
+        while connections.len() < concurrency {
+            connections.push(connector.connect().await?);
+        }
+        let size = Size {
+            name: test.name(),
+            records: plan.iterations(test),
+        };
+        let mut runs = Vec::new();
+        let total = plan.warmup_runs + plan.runs.max(1);
+        let mut failure = None;
+        for rep in 0..total {
+            observer.phase_started(PhaseKind::Driver, &size, size.records);
+            let (run, first_error) =
+                run_test(&mut connections, test, concurrency, size.clone()).await?;
+            observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
+            let stopped = run.incomplete;
+            if rep >= plan.warmup_runs || first_error.is_some() {
+                runs.push(run);
+            }
+            if let Some(e) = first_error {
+                failure = Some(anyhow!("{}: {e}", test.name()));
+                break;
+            }
+            if stopped {
+                failure = Some(anyhow!("{}: interrupted", test.name()));
+                break;
+            }
+        }
+        let mut phase = measure::aggregate(&runs);
+        phase.operation = Some(operation.to_string());
+        result.phases.push(phase);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// One run of one test over `concurrency` connections; the iterations are shared out.
+async fn run_test<S: Store + 'static>(
+    connections: &mut Vec<S>,
+    test: DriverTest,
+    concurrency: usize,
+    size: Size,
+) -> Result<(PhaseRun, Option<String>)> {
+    let iterations = size.records;
+    let operation = test.operation();
+    let stores: Vec<S> = connections.drain(..concurrency).collect();
+    let meter = Meter::start();
+    let handles: Vec<_> = stores
+        .into_iter()
+        .enumerate()
+        .map(|(task, mut store)| {
+            tokio::spawn(async move {
+                let mut histogram = measure::new_histogram();
+                let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+                let mut first_error = None;
+                let mut stopped = false;
+                let mut i = task as u64;
+                while i < iterations {
+                    if interrupt::requested() {
+                        stopped = true;
+                        break;
+                    }
+                    let t = Instant::now();
+                    let outcome = store.driver(operation, i).await;
+                    measure::record(&mut histogram, t.elapsed());
+                    if let Err(e) = outcome {
+                        *errors.entry("error".to_string()).or_default() += 1;
+                        first_error.get_or_insert_with(|| format!("iteration {i}: {e:#}"));
+                        if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
+                            stopped = true;
+                            break;
+                        }
+                    }
+                    i += concurrency as u64;
+                }
+                (store, histogram, errors, first_error, stopped)
+            })
+        })
+        .collect();
+    let mut histogram = measure::new_histogram();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    let mut returned = Vec::new();
+    for handle in handles {
+        let (store, h, e, first, s) = handle.await.context("a driver task panicked")?;
+        histogram.add(&h).expect("histograms of one shape merge");
+        for (k, n) in e {
+            *errors.entry(k).or_default() += n;
+        }
+        if first_error.is_none() {
+            first_error = first;
+        }
+        stopped |= s;
+        returned.push(store);
+    }
+    let ops = histogram.len();
+    let figures = meter.finish(ops, &histogram);
+    returned.append(connections);
+    *connections = returned;
+    Ok((
+        PhaseRun {
+            kind: PhaseKind::Driver,
+            size,
+            concurrency: concurrency as u32,
+            ops,
+            errors,
+            incomplete: stopped,
+            figures,
+            histogram,
+            open_loop: None,
+        },
+        first_error,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_tests_and_iterations() {
+        let all = DriverTest::all();
+        assert_eq!(all.len(), 22);
+        assert_eq!(all[0].name(), "SimpleExec");
+        assert_eq!(all[21].name(), "PreparedQueryConcurrent16");
+        let plan = DriverPlan {
+            scale: 0.1,
+            warmup_runs: 0,
+            runs: 1,
+        };
+        assert_eq!(plan.iterations(DriverTest::SimpleExec), 25_000);
+        assert_eq!(plan.iterations(DriverTest::SelectLargeRaw), 5_000);
+        assert_eq!(
+            plan.iterations(DriverTest::PreparedQueryConcurrent(8)),
+            50_000
+        );
+        assert_eq!(
+            DriverTest::PreparedQueryConcurrent(8).operation(),
+            DriverTest::PreparedQueryRow
+        );
+        assert_eq!(DriverTest::PreparedExecConcurrent(4).concurrency(), 4);
+    }
+
+    #[test]
+    fn large_values_are_checked() {
+        assert!(check_large(large_string().as_bytes()).is_ok());
+        assert!(check_large(b"AAA").is_err());
+        let mut wrong = large_string().into_bytes();
+        wrong[5000] = b'B';
+        assert!(check_large(&wrong).is_err());
+    }
+}
