@@ -78,6 +78,9 @@ pub enum Suite {
     /// Driver micro-benchmarks after the Go SQL driver benchmark: tiny queries, large
     /// values, prepared and concurrent (1 to 16), with allocations per query.
     Driver,
+    /// After the asyncmy suite: a large result set, 50 concurrent connections, a
+    /// connection pool, a batch insert, on a 100,000-row table.
+    Pool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -62,6 +62,7 @@ pub struct RunPlan {
     pub stores: Vec<(StoreKind, Target)>,
     pub classic: ClassicPlan,
     pub driver: crate::suite::driver::DriverPlan,
+    pub pool: crate::suite::pool::PoolPlan,
     pub out: PathBuf,
     pub quiet: bool,
     pub durability: Durability,
@@ -190,6 +191,11 @@ impl RunPlan {
             },
             driver: crate::suite::driver::DriverPlan {
                 scale: args.scale,
+                warmup_runs: args.warmup_runs,
+                runs: args.runs.get() as u32,
+            },
+            pool: crate::suite::pool::PoolPlan {
+                seed: args.seed,
                 warmup_runs: args.warmup_runs,
                 runs: args.runs.get() as u32,
             },

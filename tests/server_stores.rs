@@ -175,6 +175,56 @@ async fn mysql_size_grows_with_data() {
     assert!(fin > initial, "final size {fin} <= initial size {initial}");
 }
 
+async fn pool_suite(kind: StoreKind) -> dbcompare::report::model::StoreResult {
+    let server = common::start(kind, Durability::Durable);
+    let connect = || async { Ok(common::connect(&server, Durability::Durable).await) };
+    let plan = dbcompare::suite::pool::PoolPlan {
+        seed: 5,
+        warmup_runs: 0,
+        runs: 1,
+    };
+    let mut result = StoreResult::new(kind.name());
+    dbcompare::suite::pool::run(&connect, &plan, &mut result, &mut dbcompare::suite::Silent)
+        .await
+        .unwrap_or_else(|e| panic!("{kind}: {e:#}"));
+    result
+}
+
+#[tokio::test]
+async fn pool_suite_on_sql_servers() {
+    for kind in [StoreKind::Postgres, StoreKind::Mysql] {
+        let result = pool_suite(kind).await;
+        let names: Vec<&str> = result.phases.iter().map(|p| p.size.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "LargeResultSet",
+                "ConcurrentQueries",
+                "ConnectionPool",
+                "BatchInsert"
+            ],
+            "{kind}"
+        );
+        for p in &result.phases {
+            assert_eq!(p.errors, 0, "{kind} {}", p.size.name);
+            assert!(p.operation.is_some());
+        }
+        let pool = result
+            .phases
+            .iter()
+            .find(|p| p.size.name == "ConnectionPool")
+            .unwrap();
+        assert_eq!(pool.ops, 2000);
+    }
+}
+
+#[tokio::test]
+async fn pool_suite_is_not_applicable_to_redis() {
+    let result = pool_suite(StoreKind::Redis).await;
+    assert!(result.phases.is_empty());
+    assert_eq!(result.not_applicable.len(), 4);
+}
+
 #[tokio::test]
 async fn postgres_driver_suite() {
     driver_suite(StoreKind::Postgres, &[]).await;

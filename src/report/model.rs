@@ -242,6 +242,8 @@ pub enum PhaseKind {
     Search,
     /// A test of the driver suite (`size` names the test and its iterations).
     Driver,
+    /// A test of the pool suite (`size` names the test and its operations).
+    Pool,
 }
 
 impl PhaseKind {
@@ -251,6 +253,7 @@ impl PhaseKind {
             PhaseKind::Insert => "INSERT",
             PhaseKind::Search => "SEARCH",
             PhaseKind::Driver => "DRIVER",
+            PhaseKind::Pool => "POOL",
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::model::{PhaseResult, Report, StoreResult, StoreStatus};
+use super::model::{PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
 use super::{human_size, human_us};
 
 /// `== sqlite: SQLite 3.46.0, embedded, durable ==`
@@ -300,22 +300,27 @@ pub fn store_row(r: &StoreResult) -> Vec<String> {
     ]
 }
 
-/// The driver suite's table: one row per test, one column per store, `qps (allocs/query,
-/// B/query)` in each cell, `n/a` where the store has no such operation.
-pub fn driver_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
-    let tests: Vec<String> = crate::suite::driver::DriverTest::all()
-        .into_iter()
-        .map(|t| t.name())
-        .collect();
-    let any = report.stores.iter().any(|s| {
-        s.phases
-            .iter()
-            .any(|p| p.kind == super::model::PhaseKind::Driver)
-            || !s.not_applicable.is_empty()
-    });
-    if !any {
-        return None;
-    }
+/// The driver or pool suite's table: one row per test, one column per store; `n/a` where
+/// the store has no such operation. Driver cells: `qps (allocs/query, B/query)`; pool
+/// cells: `ms (ops/s)`.
+pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    let (kind, tests): (PhaseKind, Vec<String>) = match report.plan.suite.as_str() {
+        "driver" => (
+            PhaseKind::Driver,
+            crate::suite::driver::DriverTest::all()
+                .into_iter()
+                .map(|t| t.name())
+                .collect(),
+        ),
+        "pool" => (
+            PhaseKind::Pool,
+            crate::suite::pool::PoolTest::ALL
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect(),
+        ),
+        _ => return None,
+    };
     let mut headers = vec!["test".to_string()];
     headers.extend(report.stores.iter().map(|s| s.store.clone()));
     let rows = tests
@@ -326,21 +331,37 @@ pub fn driver_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
                 if s.not_applicable.contains(test) {
                     return "n/a".to_string();
                 }
-                s.phases
+                let Some(p) = s
+                    .phases
                     .iter()
-                    .find(|p| p.kind == super::model::PhaseKind::Driver && &p.size.name == test)
-                    .map_or_else(
-                        || "-".to_string(),
-                        |p| match (p.allocs_per_op, p.bytes_per_op) {
-                            (Some(a), Some(b)) => format!("{:.0} ({a:.0}, {b:.0} B)", p.ops_per_s),
-                            _ => format!("{:.0}", p.ops_per_s),
-                        },
-                    )
+                    .find(|p| p.kind == kind && &p.size.name == test)
+                else {
+                    return "-".to_string();
+                };
+                match (kind, p.allocs_per_op, p.bytes_per_op) {
+                    (PhaseKind::Driver, Some(a), Some(b)) => {
+                        format!("{:.0} ({a:.0}, {b:.0} B)", p.ops_per_s)
+                    }
+                    (PhaseKind::Driver, _, _) => format!("{:.0}", p.ops_per_s),
+                    _ => format!("{:.2} ms ({:.0}/s)", p.wall_ms, p.ops_per_s),
+                }
             }));
             row
         })
         .collect();
     Some((headers, rows))
+}
+
+/// What the suite table shows, for its title.
+pub fn suite_title(report: &Report) -> &'static str {
+    match report.plan.suite.as_str() {
+        "driver" => {
+            "Queries per second by test (median of the runs; in brackets allocations and bytes allocated per query; n/a: the store has no such operation)"
+        }
+        _ => {
+            "Wall time per test (median of the runs) and operations per second: Large Result Set is one query of 33,000 rows, Concurrent Queries 50 connections and queries, Connection Pool 2,000 queries, Batch Insert 10,000 rows; n/a: the store has no such operation"
+        }
+    }
 }
 
 /// Search throughput by concurrency, when there is more than one level: one row per store
@@ -388,9 +409,10 @@ pub fn recap(report: &Report) -> String {
         &numeric_columns(PHASE_HEADERS.len(), 3),
     ));
     out.push('\n');
-    if let Some((headers, rows)) = driver_rows(report) {
+    if let Some((headers, rows)) = suite_rows(report) {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-        out.push_str("Queries per second by test (median; allocs/query, B/query):\n\n");
+        out.push_str(suite_title(report));
+        out.push_str(":\n\n");
         out.push_str(&table(&headers, &rows, &numeric_columns(headers.len(), 1)));
         out.push('\n');
     }

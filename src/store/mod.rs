@@ -14,6 +14,7 @@ use crate::error::UsageError;
 use crate::record::Record;
 use crate::report::model::StoreInfo;
 use crate::suite::driver::DriverTest;
+use crate::suite::pool::{BenchRow, PoolTest};
 
 pub mod aerospike;
 pub mod couchbase;
@@ -57,6 +58,41 @@ pub trait Store: Send {
     /// matters (every test has a warm-up run).
     fn driver(&mut self, test: DriverTest, _i: u64) -> impl Future<Output = Result<()>> + Send {
         async move { Err(anyhow!("{} is not applicable to this store", test.name())) }
+    }
+
+    /// The pool suite: what this store runs for `test`, or `None` (not applicable).
+    fn pool_operation(&self, _test: PoolTest) -> Option<&'static str> {
+        None
+    }
+
+    /// Creates `benchmark_data` (and `benchmark_batch`) and loads `rows` into it.
+    fn pool_load(&mut self, _rows: &[BenchRow]) -> impl Future<Output = Result<()>> + Send {
+        async { Err(anyhow!("the pool suite is not applicable to this store")) }
+    }
+
+    /// `benchmark_data` rows with `id <= max_id`, in id order, every column decoded.
+    fn pool_large(&mut self, _max_id: u32) -> impl Future<Output = Result<Vec<BenchRow>>> + Send {
+        async { Err(anyhow!("the pool suite is not applicable to this store")) }
+    }
+
+    /// The `benchmark_data` row with this id.
+    fn pool_point(&mut self, _id: i32) -> impl Future<Output = Result<Option<BenchRow>>> + Send {
+        async { Err(anyhow!("the pool suite is not applicable to this store")) }
+    }
+
+    /// Empties `benchmark_batch`.
+    fn pool_batch_reset(&mut self) -> impl Future<Output = Result<()>> + Send {
+        async { Err(anyhow!("the pool suite is not applicable to this store")) }
+    }
+
+    /// Inserts `rows` into `benchmark_batch` with the store's batch path.
+    fn pool_batch_insert(&mut self, _rows: &[BenchRow]) -> impl Future<Output = Result<()>> + Send {
+        async { Err(anyhow!("the pool suite is not applicable to this store")) }
+    }
+
+    /// Rows in `benchmark_batch`.
+    fn pool_batch_count(&mut self) -> impl Future<Output = Result<u64>> + Send {
+        async { Err(anyhow!("the pool suite is not applicable to this store")) }
     }
 }
 
@@ -422,6 +458,27 @@ impl Store for AnyStore {
     }
     async fn driver(&mut self, test: DriverTest, i: u64) -> Result<()> {
         dispatch!(self, s => s.driver(test, i).await)
+    }
+    fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
+        dispatch!(self, s => s.pool_operation(test))
+    }
+    async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
+        dispatch!(self, s => s.pool_load(rows).await)
+    }
+    async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
+        dispatch!(self, s => s.pool_large(max_id).await)
+    }
+    async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
+        dispatch!(self, s => s.pool_point(id).await)
+    }
+    async fn pool_batch_reset(&mut self) -> Result<()> {
+        dispatch!(self, s => s.pool_batch_reset().await)
+    }
+    async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
+        dispatch!(self, s => s.pool_batch_insert(rows).await)
+    }
+    async fn pool_batch_count(&mut self) -> Result<u64> {
+        dispatch!(self, s => s.pool_batch_count().await)
     }
 }
 

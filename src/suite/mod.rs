@@ -19,6 +19,7 @@ use crate::store::{ConnectSpec, StoreKind, StoreUrl};
 pub mod classic;
 pub mod driver;
 pub mod open_loop;
+pub mod pool;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
 pub trait Observer {
@@ -188,6 +189,7 @@ async fn run_store(
     let outcome = match plan.suite {
         Suite::Classic => classic::run(&connector, workload, result, observer).await,
         Suite::Driver => driver::run(&connector, &plan.driver, result, observer).await,
+        Suite::Pool => pool::run(&connector, &plan.pool, result, observer).await,
     };
     if let Some(server) = local {
         // Stopping takes a moment (a final fsync); a failure to stop is reported but does

@@ -1,0 +1,416 @@
+//! The pool suite, after the asyncmy benchmark suite (seed 003): the seed's `benchmark_data`
+//! table (100,000 rows, indexes on user_id and created_at) loaded once, then Large Result
+//! Set (about 33,000 rows, every column decoded into typed values), Concurrent Queries (50
+//! SELECTs at once, each on its own new connection, connection setup included), Connection
+//! Pool (2,000 queries over a pool of 5 to 20 connections) and Batch Insert (10,000 rows with
+//! the store's batch path, named in the report). Every answer is checked.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use chrono::{NaiveDate, NaiveDateTime};
+use futures::stream::{FuturesUnordered, StreamExt};
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+use rust_decimal::Decimal;
+use tokio::sync::Semaphore;
+
+use super::Observer;
+use super::classic::Connect;
+use crate::interrupt;
+use crate::measure::{self, Meter, PhaseRun};
+use crate::record::Size;
+use crate::report::model::{PhaseKind, StoreResult};
+use crate::store::Store;
+
+/// The seed's table size.
+pub const ROWS: u32 = 100_000;
+/// Rows the Large Result Set fetches (`id <= LARGE_RESULT`).
+pub const LARGE_RESULT: u32 = 33_000;
+/// Concurrent Queries: SELECTs at once, each on a new connection.
+pub const CONCURRENT: usize = 50;
+/// Connection Pool: queries, and the pool's bounds.
+pub const POOL_QUERIES: u32 = 2_000;
+pub const POOL_MIN: usize = 5;
+pub const POOL_MAX: usize = 20;
+/// Connection Pool: tasks asking the pool for a connection at once (the seed's 50).
+pub const POOL_WORKERS: usize = 50;
+/// Batch Insert: rows.
+pub const BATCH_ROWS: u32 = 10_000;
+
+/// One row of `benchmark_data`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchRow {
+    pub id: i32,
+    pub user_id: i32,
+    pub username: String,
+    pub email: String,
+    pub created_at: NaiveDateTime,
+    pub updated_at: NaiveDateTime,
+    pub score: Decimal,
+    pub is_active: bool,
+    pub data: Option<String>,
+}
+
+/// The suite's tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolTest {
+    LargeResultSet,
+    ConcurrentQueries,
+    ConnectionPool,
+    BatchInsert,
+}
+
+impl PoolTest {
+    pub const ALL: [PoolTest; 4] = [
+        PoolTest::LargeResultSet,
+        PoolTest::ConcurrentQueries,
+        PoolTest::ConnectionPool,
+        PoolTest::BatchInsert,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PoolTest::LargeResultSet => "LargeResultSet",
+            PoolTest::ConcurrentQueries => "ConcurrentQueries",
+            PoolTest::ConnectionPool => "ConnectionPool",
+            PoolTest::BatchInsert => "BatchInsert",
+        }
+    }
+}
+
+/// The rows of `benchmark_data` (ids from 1), the same for a seed everywhere.
+pub fn rows(seed: u64, count: u32, first_id: i32) -> Vec<BenchRow> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(0x0b0b_da7a);
+    let mut below = |n: u64| ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64;
+    let base = NaiveDate::from_ymd_opt(2024, 1, 1)
+        .expect("a valid date")
+        .and_hms_opt(0, 0, 0)
+        .expect("a valid time");
+    (0..count)
+        .map(|i| {
+            let id = first_id + i as i32;
+            let created_at = base + Duration::from_secs(below(365 * 86_400));
+            let data_len = below(200) as usize;
+            BenchRow {
+                id,
+                user_id: 1 + below(10_000) as i32,
+                username: format!("user_{id}"),
+                email: format!("user_{id}@example.com"),
+                created_at,
+                updated_at: created_at + Duration::from_secs(below(86_400)),
+                score: Decimal::new(below(10_000_000) as i64, 2),
+                is_active: below(2) == 1,
+                data: (below(10) != 0).then(|| "x".repeat(data_len)),
+            }
+        })
+        .collect()
+}
+
+/// What the pool suite runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolPlan {
+    pub seed: u64,
+    pub warmup_runs: u32,
+    pub runs: u32,
+}
+
+/// A tiny pool: up to `max` connections, `min` opened up front, handed out in turn.
+struct Pool<S> {
+    idle: Mutex<Vec<S>>,
+    permits: Semaphore,
+}
+
+/// Runs the suite on a store (every test it has an operation for), filling `result`.
+pub async fn run<C: Connect>(
+    connector: &C,
+    plan: &PoolPlan,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    let mut main = connector.connect().await?;
+    main.reset().await?;
+    result.info = Some(main.describe().await?);
+    observer.store_described(result);
+    if main.pool_operation(PoolTest::LargeResultSet).is_none() {
+        result
+            .not_applicable
+            .extend(PoolTest::ALL.map(|t| t.name().to_string()));
+        for t in PoolTest::ALL {
+            observer.not_applicable(t.name());
+        }
+        return Ok(());
+    }
+    let table = rows(plan.seed, ROWS, 1);
+    main.pool_load(&table)
+        .await
+        .context("loading benchmark_data (100,000 rows)")?;
+    let batch = rows(plan.seed ^ 0xba7c, BATCH_ROWS, 1);
+    let total = plan.warmup_runs + plan.runs.max(1);
+    for test in PoolTest::ALL {
+        let Some(operation) = main.pool_operation(test) else {
+            result.not_applicable.push(test.name().to_string());
+            observer.not_applicable(test.name());
+            continue;
+        };
+        let mut runs = Vec::new();
+        for rep in 0..total {
+            if interrupt::requested() {
+                bail!("{}: interrupted", test.name());
+            }
+            let run = match test {
+                PoolTest::LargeResultSet => large_result_set(&mut main, &table, observer).await,
+                PoolTest::ConcurrentQueries => {
+                    concurrent_queries(connector, &table, observer).await
+                }
+                PoolTest::ConnectionPool => connection_pool(connector, &table, rep, observer).await,
+                PoolTest::BatchInsert => batch_insert(&mut main, &batch, observer).await,
+            }
+            .with_context(|| test.name().to_string())?;
+            observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
+            if rep >= plan.warmup_runs {
+                runs.push(run);
+            }
+        }
+        let mut phase = measure::aggregate(&runs);
+        phase.operation = Some(operation.to_string());
+        result.phases.push(phase);
+    }
+    Ok(())
+}
+
+fn phase_run(
+    test: PoolTest,
+    ops: u64,
+    concurrency: usize,
+    histogram: hdrhistogram::Histogram<u64>,
+    meter: Meter,
+) -> PhaseRun {
+    let figures = meter.finish(ops, &histogram);
+    PhaseRun {
+        kind: PhaseKind::Pool,
+        size: Size {
+            name: test.name().to_string(),
+            records: ops,
+        },
+        concurrency: concurrency as u32,
+        ops,
+        errors: BTreeMap::new(),
+        incomplete: false,
+        figures,
+        histogram,
+        open_loop: None,
+    }
+}
+
+/// One query fetching `LARGE_RESULT` rows, every column decoded and compared.
+async fn large_result_set<S: Store>(
+    store: &mut S,
+    table: &[BenchRow],
+    observer: &mut dyn Observer,
+) -> Result<PhaseRun> {
+    observer.phase_started(
+        PhaseKind::Pool,
+        &Size {
+            name: PoolTest::LargeResultSet.name().into(),
+            records: 1,
+        },
+        1,
+    );
+    let mut histogram = measure::new_histogram();
+    let meter = Meter::start();
+    let t = Instant::now();
+    let fetched = store.pool_large(LARGE_RESULT).await?;
+    measure::record(&mut histogram, t.elapsed());
+    if fetched.len() != LARGE_RESULT as usize {
+        bail!("fetched {} rows, not {LARGE_RESULT}", fetched.len());
+    }
+    if let Some((got, want)) = fetched.iter().zip(table).find(|(g, w)| g != w) {
+        bail!("row {} differs: expected {want:?}, got {got:?}", want.id);
+    }
+    Ok(phase_run(PoolTest::LargeResultSet, 1, 1, histogram, meter))
+}
+
+fn check_row(table: &[BenchRow], id: i32, got: Option<BenchRow>) -> Result<()> {
+    let want = &table[(id - 1) as usize];
+    match got {
+        Some(row) if row == *want => Ok(()),
+        Some(row) => Err(anyhow!("row {id}: expected {want:?}, got {row:?}")),
+        None => Err(anyhow!("row {id} is missing")),
+    }
+}
+
+/// 50 SELECTs at once, each opening its own connection first.
+async fn concurrent_queries<C: Connect>(
+    connector: &C,
+    table: &[BenchRow],
+    observer: &mut dyn Observer,
+) -> Result<PhaseRun> {
+    observer.phase_started(
+        PhaseKind::Pool,
+        &Size {
+            name: PoolTest::ConcurrentQueries.name().into(),
+            records: CONCURRENT as u64,
+        },
+        CONCURRENT as u64,
+    );
+    let meter = Meter::start();
+    let mut tasks: FuturesUnordered<_> = (0..CONCURRENT)
+        .map(|i| async move {
+            let id = 1 + (i as i32 * 1_999) % ROWS as i32;
+            let t = Instant::now();
+            let mut store = connector.connect().await?;
+            let got = store.pool_point(id).await?;
+            let elapsed = t.elapsed();
+            check_row(table, id, got)?;
+            anyhow::Ok(elapsed)
+        })
+        .collect();
+    let mut histogram = measure::new_histogram();
+    while let Some(done) = tasks.next().await {
+        measure::record(&mut histogram, done?);
+    }
+    Ok(phase_run(
+        PoolTest::ConcurrentQueries,
+        CONCURRENT as u64,
+        CONCURRENT,
+        histogram,
+        meter,
+    ))
+}
+
+/// 2,000 point SELECTs from 50 workers over a pool of 5 to 20 connections.
+async fn connection_pool<C: Connect>(
+    connector: &C,
+    table: &[BenchRow],
+    rep: u32,
+    observer: &mut dyn Observer,
+) -> Result<PhaseRun> {
+    observer.phase_started(
+        PhaseKind::Pool,
+        &Size {
+            name: PoolTest::ConnectionPool.name().into(),
+            records: u64::from(POOL_QUERIES),
+        },
+        u64::from(POOL_QUERIES),
+    );
+    let meter = Meter::start();
+    // The pool starts with its minimum, as a pool does, inside the timing.
+    let mut idle = Vec::with_capacity(POOL_MAX);
+    for _ in 0..POOL_MIN {
+        idle.push(connector.connect().await?);
+    }
+    let pool = Pool {
+        idle: Mutex::new(idle),
+        permits: Semaphore::new(POOL_MAX),
+    };
+    let next = std::sync::atomic::AtomicU32::new(0);
+    let workers: FuturesUnordered<_> = (0..POOL_WORKERS)
+        .map(|_| async {
+            let mut histogram = measure::new_histogram();
+            loop {
+                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if n >= POOL_QUERIES {
+                    return anyhow::Ok(histogram);
+                }
+                let id = 1 + ((n + rep * POOL_QUERIES) as i32 * 7_919) % ROWS as i32;
+                let t = Instant::now();
+                let _permit = pool
+                    .permits
+                    .acquire()
+                    .await
+                    .expect("the semaphore stays open");
+                let taken = pool.idle.lock().expect("no panics under the lock").pop();
+                let mut store = match taken {
+                    Some(s) => s,
+                    None => connector.connect().await?,
+                };
+                let got = store.pool_point(id).await;
+                pool.idle
+                    .lock()
+                    .expect("no panics under the lock")
+                    .push(store);
+                measure::record(&mut histogram, t.elapsed());
+                check_row(table, id, got?)?;
+            }
+        })
+        .collect();
+    let mut histogram = measure::new_histogram();
+    let done: Vec<Result<_>> = workers.collect().await;
+    for h in done {
+        histogram.add(&h?).expect("histograms of one shape merge");
+    }
+    let opened = pool.idle.lock().expect("no panics under the lock").len();
+    if !(POOL_MIN..=POOL_MAX).contains(&opened) {
+        bail!("the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}");
+    }
+    Ok(phase_run(
+        PoolTest::ConnectionPool,
+        u64::from(POOL_QUERIES),
+        POOL_WORKERS,
+        histogram,
+        meter,
+    ))
+}
+
+/// 10,000 rows into `benchmark_batch` with the store's batch path.
+async fn batch_insert<S: Store>(
+    store: &mut S,
+    batch: &[BenchRow],
+    observer: &mut dyn Observer,
+) -> Result<PhaseRun> {
+    observer.phase_started(
+        PhaseKind::Pool,
+        &Size {
+            name: PoolTest::BatchInsert.name().into(),
+            records: batch.len() as u64,
+        },
+        batch.len() as u64,
+    );
+    store.pool_batch_reset().await?;
+    let mut histogram = measure::new_histogram();
+    let meter = Meter::start();
+    let t = Instant::now();
+    store.pool_batch_insert(batch).await?;
+    // One sample: the latency of the whole batch (ops counts its rows).
+    measure::record(&mut histogram, t.elapsed());
+    let run = phase_run(
+        PoolTest::BatchInsert,
+        batch.len() as u64,
+        1,
+        histogram,
+        meter,
+    );
+    let count = store.pool_batch_count().await?;
+    if count != batch.len() as u64 {
+        bail!(
+            "benchmark_batch holds {count} rows after inserting {}",
+            batch.len()
+        );
+    }
+    Ok(run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_stable_and_in_range() {
+        let a = rows(3, 1000, 1);
+        assert_eq!(a, rows(3, 1000, 1));
+        assert_ne!(a, rows(4, 1000, 1));
+        assert_eq!(a[0].id, 1);
+        assert_eq!(a[999].id, 1000);
+        for r in &a {
+            assert!(r.updated_at >= r.created_at);
+            assert!(r.score >= Decimal::ZERO && r.score < Decimal::new(100_000, 0));
+            assert_eq!(r.score.scale(), 2);
+            assert!(r.data.as_ref().is_none_or(|d| d.len() < 200));
+        }
+        assert!(a.iter().any(|r| r.data.is_none()) && a.iter().any(|r| r.is_active));
+    }
+}
