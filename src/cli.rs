@@ -27,6 +27,20 @@ pub enum Command {
     Run(RunArgs),
     /// List every store: whether it can run here, and how (embedded, local server, URL).
     List(ListArgs),
+    /// Start a throw-away server of a store with the settings in configs/, print its URL,
+    /// and keep it until Ctrl-C (then stop it and delete its directory). For running other
+    /// tools against the same server (bench/peers.sh).
+    Server(ServerCommandArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServerCommandArgs {
+    /// postgres, mysql or redis.
+    #[arg(value_parser = parse_store)]
+    pub store: StoreSelector,
+
+    #[arg(long, value_enum, default_value_t)]
+    pub durability: Durability,
 }
 
 /// One `--store` entry: every store, or one by name.

@@ -60,6 +60,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Some(Command::Run(args)) => run_benchmarks(&args),
+        Some(Command::Server(args)) => serve(&args),
         None => run_benchmarks(&cli.run),
     }
 }
@@ -78,6 +79,28 @@ fn list(args: &cli::ListArgs) -> Result<()> {
         report::text::table(&["store", "status", "how"], &rows, &[])
     );
     Ok(())
+}
+
+fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
+    let cli::StoreSelector::One(kind) = args.store else {
+        return Err(error::UsageError::new("server: name one store (postgres, mysql or redis)").into());
+    };
+    let installation = server::find(kind).ok_or_else(|| {
+        error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))
+    })?;
+    interrupt::install();
+    let local = server::start(kind, &installation, args.durability, false)?;
+    println!("{}", local.url());
+    eprintln!(
+        "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
+        installation.version,
+        local.start_time.as_secs_f64()
+    );
+    while !interrupt::requested() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    local.stop()?;
+    Ok(0)
 }
 
 fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {

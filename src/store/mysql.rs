@@ -188,6 +188,15 @@ impl MysqlStore {
         })
     }
 
+    /// Prepares the record statements (after a reset; on first use on other connections).
+    async fn prepare(&mut self) -> Result<()> {
+        self.prepared = Some(Prepared {
+            insert: self.conn.prep(INSERT).await?,
+            find: self.conn.prep(FIND).await?,
+        });
+        Ok(())
+    }
+
     async fn variables(&mut self, names: &[&str]) -> Result<BTreeMap<String, String>> {
         let select: Vec<String> = names.iter().map(|n| format!("@@{n}")).collect();
         let row: Row = self
@@ -297,17 +306,14 @@ impl Store for MysqlStore {
                 .await
                 .context("creating the benchmark table and its indexes")?;
         }
-        self.prepared = Some(Prepared {
-            insert: self.conn.prep(INSERT).await?,
-            find: self.conn.prep(FIND).await?,
-        });
-        Ok(())
+        self.prepare().await
     }
 
     async fn insert(&mut self, r: &Record) -> Result<()> {
-        let Some(prepared) = &self.prepared else {
-            bail!("the schema was not created (reset) before use");
-        };
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let prepared = self.prepared.as_ref().expect("prepared above");
         let data = serde_json::to_string(&r.data)?;
         let mut tx = self.conn.start_transaction(TxOpts::default()).await?;
         tx.exec_drop(
@@ -328,9 +334,10 @@ impl Store for MysqlStore {
     }
 
     async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
-        let Some(prepared) = &self.prepared else {
-            bail!("the schema was not created (reset) before use");
-        };
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let prepared = self.prepared.as_ref().expect("prepared above");
         let row: Option<Row> = self.conn.exec_first(&prepared.find, (unique_id,)).await?;
         row.map(decode).transpose()
     }

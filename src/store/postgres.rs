@@ -187,10 +187,13 @@ impl PostgresStore {
         Ok(row.get(0))
     }
 
-    fn prepared(&self) -> Result<&Prepared> {
-        self.prepared
-            .as_ref()
-            .context("the schema was not created (reset) before use")
+    /// Prepares the record statements (after a reset; on first use on other connections).
+    async fn prepare(&mut self) -> Result<()> {
+        self.prepared = Some(Prepared {
+            insert: self.client.prepare(INSERT).await?,
+            find: self.client.prepare(FIND).await?,
+        });
+        Ok(())
     }
 }
 
@@ -240,17 +243,14 @@ impl Store for PostgresStore {
             .batch_execute(SCHEMA)
             .await
             .context("creating the benchmark table and its indexes")?;
-        self.prepared = Some(Prepared {
-            insert: self.client.prepare(INSERT).await?,
-            find: self.client.prepare(FIND).await?,
-        });
-        Ok(())
+        self.prepare().await
     }
 
     async fn insert(&mut self, r: &Record) -> Result<()> {
-        let Some(prepared) = &self.prepared else {
-            bail!("the schema was not created (reset) before use");
-        };
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let prepared = self.prepared.as_ref().expect("prepared above");
         let tx = self.client.transaction().await?;
         tx.execute(
             &prepared.insert,
@@ -270,7 +270,10 @@ impl Store for PostgresStore {
     }
 
     async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
-        let find = &self.prepared()?.find;
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let find = &self.prepared.as_ref().expect("prepared above").find;
         let Some(row) = self.client.query_opt(find, &[&unique_id]).await? else {
             return Ok(None);
         };

@@ -66,6 +66,14 @@ pub fn micro_plan() -> ClassicPlan {
     ClassicPlan::once(vec!["micro".parse().unwrap()], 40, 11)
 }
 
+/// micro, with the search phase also on two connections at once.
+pub fn micro_plan_concurrent() -> ClassicPlan {
+    ClassicPlan {
+        concurrency: vec![1, 2],
+        ..micro_plan()
+    }
+}
+
 /// Reset, insert, find with every field compared, a missing key, a duplicate unique_id
 /// refused (where the store has unique indexes), reset empties.
 pub async fn round_trip(store: &mut impl Store, name: &str, duplicates_refused: bool) {
@@ -102,7 +110,7 @@ pub async fn classic_micro<C: classic::Connect>(connect: &C, name: &str) -> Stor
     let mut result = StoreResult::new(name);
     classic::run(
         connect,
-        &Workload::generate(&micro_plan()),
+        &Workload::generate(&micro_plan_concurrent()),
         &mut result,
         &mut Silent,
     )
@@ -112,6 +120,8 @@ pub async fn classic_micro<C: classic::Connect>(connect: &C, name: &str) -> Stor
     let search = result.phase(PhaseKind::Search, "micro").unwrap();
     assert_eq!((insert.ops, insert.errors), (100, 0));
     assert_eq!((search.ops, search.errors), (4000, 0));
+    let two = result.phase_at(PhaseKind::Search, "micro", 2).unwrap();
+    assert_eq!((two.ops, two.errors), (4000, 0), "{name}: two connections at once");
     result
 }
 
