@@ -22,7 +22,7 @@ pub mod open_loop;
 pub mod pool;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
-pub trait Observer {
+pub trait Observer: Send {
     fn store_started(&mut self, _store: &str) {}
     /// A new run of the suite starts (`warm-up run 1/1 (discarded)`, `run 2/3`); only
     /// said when there is more than one.

@@ -121,7 +121,11 @@ pub async fn classic_micro<C: classic::Connect>(connect: &C, name: &str) -> Stor
     assert_eq!((insert.ops, insert.errors), (100, 0));
     assert_eq!((search.ops, search.errors), (4000, 0));
     let two = result.phase_at(PhaseKind::Search, "micro", 2).unwrap();
-    assert_eq!((two.ops, two.errors), (4000, 0), "{name}: two connections at once");
+    assert_eq!(
+        (two.ops, two.errors),
+        (4000, 0),
+        "{name}: two connections at once"
+    );
     result
 }
 
