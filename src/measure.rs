@@ -177,6 +177,27 @@ impl Spread {
     }
 }
 
+/// A phase stops after this many errors: the store has failed by then, and a dead
+/// connection should not cost a timeout per remaining operation.
+pub const MAX_ERRORS_PER_PHASE: u64 = 10;
+
+/// The errors of a phase (or of one of its tasks): counts by kind and the first message.
+#[derive(Debug, Default)]
+pub struct Errors {
+    pub by_kind: BTreeMap<String, u64>,
+    pub first: Option<String>,
+}
+
+impl Errors {
+    /// Counts one error of `kind`; keeps `message()` if it is the first. Returns whether the
+    /// phase has reached [`MAX_ERRORS_PER_PHASE`] and should stop.
+    pub fn count(&mut self, kind: impl Into<String>, message: impl FnOnce() -> String) -> bool {
+        *self.by_kind.entry(kind.into()).or_default() += 1;
+        self.first.get_or_insert_with(message);
+        self.by_kind.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE
+    }
+}
+
 /// One measured run of one phase.
 #[derive(Debug, Clone)]
 pub struct PhaseRun {

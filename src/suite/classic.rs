@@ -13,14 +13,10 @@ use anyhow::{Context, Result, anyhow, bail};
 use super::Observer;
 use super::open_loop::Pacer;
 use crate::interrupt;
-use crate::measure::{self, Meter, OpenLoopRun, PhaseRun};
+use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun};
 use crate::record::{self, Record, Size};
 use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
 use crate::store::Store;
-
-/// A phase stops after this many errors: the store has failed by then, and a dead
-/// connection should not cost a timeout per remaining operation.
-pub const MAX_ERRORS_PER_PHASE: u64 = 10;
 
 /// Operations between two progress updates.
 const PROGRESS_EVERY: usize = 512;
@@ -273,8 +269,7 @@ async fn insert_phase<S: Store>(
 ) -> Measured {
     observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
     let mut histogram = measure::new_histogram();
-    let mut errors = BTreeMap::new();
-    let mut first_error = None;
+    let mut errors = Errors::default();
     let mut stopped = false;
     let meter = Meter::start();
     for (i, r) in work.records.iter().enumerate() {
@@ -286,9 +281,8 @@ async fn insert_phase<S: Store>(
         let outcome = store.insert(r).await;
         measure::record(&mut histogram, t.elapsed());
         if let Err(e) = outcome {
-            *errors.entry(format!("store error: {e:#}")).or_insert(0u64) += 1;
-            first_error.get_or_insert_with(|| format!("inserting {}: {e:#}", r.unique_id));
-            if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
+            let message = || format!("inserting {}: {e:#}", r.unique_id);
+            if errors.count(format!("store error: {e:#}"), message) {
                 stopped = true;
                 break;
             }
@@ -304,13 +298,13 @@ async fn insert_phase<S: Store>(
             size: work.size.clone(),
             concurrency: 1,
             ops,
-            errors,
+            errors: errors.by_kind,
             incomplete: stopped,
             figures: meter.finish(ops, &histogram),
             histogram,
             open_loop: None,
         },
-        first_error,
+        first_error: errors.first,
     }
 }
 
@@ -339,8 +333,7 @@ async fn search_phase_closed<S: Store>(
 ) -> Measured {
     observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
     let mut histogram = measure::new_histogram();
-    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-    let mut first_error = None;
+    let mut errors = Errors::default();
     let mut stopped = false;
     let meter = Meter::start();
     for (i, &index) in work.order.iter().enumerate() {
@@ -352,13 +345,11 @@ async fn search_phase_closed<S: Store>(
         let t = Instant::now();
         let outcome = store.find(&expected.unique_id).await;
         measure::record(&mut histogram, t.elapsed());
-        if let Some((kind, message)) = check(expected, outcome) {
-            *errors.entry(kind.to_string()).or_default() += 1;
-            first_error.get_or_insert(message);
-            if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
-                stopped = true;
-                break;
-            }
+        if let Some((kind, message)) = check(expected, outcome)
+            && errors.count(kind, || message)
+        {
+            stopped = true;
+            break;
         }
         if i % PROGRESS_EVERY == 0 {
             observer.progress(i as u64);
@@ -371,13 +362,13 @@ async fn search_phase_closed<S: Store>(
             size: work.size.clone(),
             concurrency: 1,
             ops,
-            errors,
+            errors: errors.by_kind,
             incomplete: stopped,
             figures: meter.finish(ops, &histogram),
             histogram,
             open_loop: None,
         },
-        first_error,
+        first_error: errors.first,
     }
 }
 
@@ -385,8 +376,7 @@ async fn search_phase_closed<S: Store>(
 struct TaskResult<S> {
     store: S,
     histogram: hdrhistogram::Histogram<u64>,
-    errors: BTreeMap<String, u64>,
-    first_error: Option<String>,
+    errors: Errors,
     stopped: bool,
     pacer: Option<Pacer>,
 }
@@ -401,8 +391,7 @@ async fn search_task<S: Store>(
     mut pacer: Option<Pacer>,
 ) -> TaskResult<S> {
     let mut histogram = measure::new_histogram();
-    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-    let mut first_error = None;
+    let mut errors = Errors::default();
     let mut stopped = false;
     for i in (task..order.len()).step_by(tasks) {
         if interrupt::requested() {
@@ -421,20 +410,17 @@ async fn search_task<S: Store>(
         if let (Some(p), Some(intended)) = (pacer.as_mut(), intended) {
             p.finished(intended, start, end);
         }
-        if let Some((kind, message)) = check(expected, outcome) {
-            *errors.entry(kind.to_string()).or_default() += 1;
-            first_error.get_or_insert(message);
-            if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
-                stopped = true;
-                break;
-            }
+        if let Some((kind, message)) = check(expected, outcome)
+            && errors.count(kind, || message)
+        {
+            stopped = true;
+            break;
         }
     }
     TaskResult {
         store,
         histogram,
         errors,
-        first_error,
         stopped,
         pacer,
     }
@@ -481,11 +467,11 @@ async fn search_phase_tasks<S: Store + 'static>(
                 histogram
                     .add(&t.histogram)
                     .expect("histograms of one shape merge");
-                for (k, n) in t.errors {
+                for (k, n) in t.errors.by_kind {
                     *errors.entry(k).or_default() += n;
                 }
                 if first_error.is_none() {
-                    first_error = t.first_error;
+                    first_error = t.errors.first;
                 }
                 stopped |= t.stopped;
                 if let Some(p) = t.pacer {

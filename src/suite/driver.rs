@@ -11,9 +11,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::Observer;
-use super::classic::{Connect, MAX_ERRORS_PER_PHASE};
+use super::classic::Connect;
 use crate::interrupt;
-use crate::measure::{self, Meter, PhaseRun};
+use crate::measure::{self, Errors, Meter, PhaseRun};
 use crate::record::Size;
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::Store;
@@ -220,8 +220,7 @@ async fn run_test<S: Store + 'static>(
         .map(|(task, mut store)| {
             tokio::spawn(async move {
                 let mut histogram = measure::new_histogram();
-                let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-                let mut first_error = None;
+                let mut errors = Errors::default();
                 let mut stopped = false;
                 let mut i = task as u64;
                 while i < iterations {
@@ -232,17 +231,15 @@ async fn run_test<S: Store + 'static>(
                     let t = Instant::now();
                     let outcome = store.driver(operation, i).await;
                     measure::record(&mut histogram, t.elapsed());
-                    if let Err(e) = outcome {
-                        *errors.entry("error".to_string()).or_default() += 1;
-                        first_error.get_or_insert_with(|| format!("iteration {i}: {e:#}"));
-                        if errors.values().sum::<u64>() >= MAX_ERRORS_PER_PHASE {
-                            stopped = true;
-                            break;
-                        }
+                    if let Err(e) = outcome
+                        && errors.count("error", || format!("iteration {i}: {e:#}"))
+                    {
+                        stopped = true;
+                        break;
                     }
                     i += concurrency as u64;
                 }
-                (store, histogram, errors, first_error, stopped)
+                (store, histogram, errors, stopped)
             })
         })
         .collect();
@@ -252,13 +249,13 @@ async fn run_test<S: Store + 'static>(
     let mut stopped = false;
     let mut returned = Vec::new();
     for handle in handles {
-        let (store, h, e, first, s) = handle.await.context("a driver task panicked")?;
+        let (store, h, e, s) = handle.await.context("a driver task panicked")?;
         histogram.add(&h).expect("histograms of one shape merge");
-        for (k, n) in e {
+        for (k, n) in e.by_kind {
             *errors.entry(k).or_default() += n;
         }
         if first_error.is_none() {
-            first_error = first;
+            first_error = e.first;
         }
         stopped |= s;
         returned.push(store);
