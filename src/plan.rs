@@ -198,6 +198,7 @@ impl RunPlan {
                 seed: args.seed,
                 warmup_runs: args.warmup_runs,
                 runs: args.runs.get() as u32,
+                concurrency: dedup_levels(&args.concurrency),
             },
             out: args.out.clone(),
             quiet: args.quiet,

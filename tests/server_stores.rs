@@ -182,6 +182,7 @@ async fn pool_suite(kind: StoreKind) -> dbcompare::report::model::StoreResult {
         seed: 5,
         warmup_runs: 0,
         runs: 1,
+        concurrency: vec![4, 50],
     };
     let mut result = StoreResult::new(kind.name());
     dbcompare::suite::pool::run(&connect, &plan, &mut result, &mut dbcompare::suite::Silent)
@@ -194,14 +195,20 @@ async fn pool_suite(kind: StoreKind) -> dbcompare::report::model::StoreResult {
 async fn pool_suite_on_sql_servers() {
     for kind in [StoreKind::Postgres, StoreKind::Mysql] {
         let result = pool_suite(kind).await;
-        let names: Vec<&str> = result.phases.iter().map(|p| p.size.name.as_str()).collect();
+        let names: Vec<(&str, u32)> = result
+            .phases
+            .iter()
+            .map(|p| (p.size.name.as_str(), p.concurrency))
+            .collect();
         assert_eq!(
             names,
             [
-                "LargeResultSet",
-                "ConcurrentQueries",
-                "ConnectionPool",
-                "BatchInsert"
+                ("LargeResultSet", 1),
+                ("ConcurrentQueries", 4),
+                ("ConcurrentQueries", 50),
+                ("ConnectionPool", 4),
+                ("ConnectionPool", 50),
+                ("BatchInsert", 1)
             ],
             "{kind}"
         );
@@ -215,6 +222,12 @@ async fn pool_suite_on_sql_servers() {
             .find(|p| p.size.name == "ConnectionPool")
             .unwrap();
         assert_eq!(pool.ops, 2000);
+        let concurrent = result
+            .phases
+            .iter()
+            .find(|p| p.size.name == "ConcurrentQueries")
+            .unwrap();
+        assert_eq!(concurrent.ops, 4, "one query per connection");
     }
 }
 

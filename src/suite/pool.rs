@@ -35,8 +35,6 @@ pub const CONCURRENT: usize = 50;
 pub const POOL_QUERIES: u32 = 2_000;
 pub const POOL_MIN: usize = 5;
 pub const POOL_MAX: usize = 20;
-/// Connection Pool: tasks asking the pool for a connection at once (the seed's 50).
-pub const POOL_WORKERS: usize = 50;
 /// Batch Insert: rows.
 pub const BATCH_ROWS: u32 = 10_000;
 
@@ -116,6 +114,24 @@ pub struct PoolPlan {
     pub seed: u64,
     pub warmup_runs: u32,
     pub runs: u32,
+    /// Connections (Concurrent Queries) and workers (Connection Pool) at once: the seed's
+    /// 50, or each `--concurrency` level.
+    pub concurrency: Vec<u32>,
+}
+
+impl PoolPlan {
+    /// The levels the concurrent tests run at: `--concurrency`, or the seed's 50 when it was
+    /// left at its default of 1.
+    pub fn levels(&self) -> Vec<usize> {
+        if self.concurrency.is_empty() || self.concurrency == [1] {
+            vec![CONCURRENT]
+        } else {
+            self.concurrency
+                .iter()
+                .map(|&c| c.max(1) as usize)
+                .collect()
+        }
+    }
 }
 
 /// A tiny pool: up to `max` connections, `min` opened up front, handed out in turn.
@@ -156,28 +172,36 @@ pub async fn run<C: Connect>(
             observer.not_applicable(test.name());
             continue;
         };
-        let mut runs = Vec::new();
-        for rep in 0..total {
-            if interrupt::requested() {
-                bail!("{}: interrupted", test.name());
-            }
-            let run = match test {
-                PoolTest::LargeResultSet => large_result_set(&mut main, &table, observer).await,
-                PoolTest::ConcurrentQueries => {
-                    concurrent_queries(connector, &table, observer).await
+        let levels = match test {
+            PoolTest::ConcurrentQueries | PoolTest::ConnectionPool => plan.levels(),
+            _ => vec![1],
+        };
+        for level in levels {
+            let mut runs = Vec::new();
+            for rep in 0..total {
+                if interrupt::requested() {
+                    bail!("{}: interrupted", test.name());
                 }
-                PoolTest::ConnectionPool => connection_pool(connector, &table, rep, observer).await,
-                PoolTest::BatchInsert => batch_insert(&mut main, &batch, observer).await,
+                let run = match test {
+                    PoolTest::LargeResultSet => large_result_set(&mut main, &table, observer).await,
+                    PoolTest::ConcurrentQueries => {
+                        concurrent_queries(connector, &table, level, observer).await
+                    }
+                    PoolTest::ConnectionPool => {
+                        connection_pool(connector, &table, rep, level, observer).await
+                    }
+                    PoolTest::BatchInsert => batch_insert(&mut main, &batch, observer).await,
+                }
+                .with_context(|| test.name().to_string())?;
+                observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
+                if rep >= plan.warmup_runs {
+                    runs.push(run);
+                }
             }
-            .with_context(|| test.name().to_string())?;
-            observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
-            if rep >= plan.warmup_runs {
-                runs.push(run);
-            }
+            let mut phase = measure::aggregate(&runs);
+            phase.operation = Some(operation.to_string());
+            result.phases.push(phase);
         }
-        let mut phase = measure::aggregate(&runs);
-        phase.operation = Some(operation.to_string());
-        result.phases.push(phase);
     }
     Ok(())
 }
@@ -243,22 +267,23 @@ fn check_row(table: &[BenchRow], id: i32, got: Option<BenchRow>) -> Result<()> {
     }
 }
 
-/// 50 SELECTs at once, each opening its own connection first.
+/// SELECTs at once (the seed's 50), each opening its own connection first.
 async fn concurrent_queries<C: Connect>(
     connector: &C,
     table: &[BenchRow],
+    connections: usize,
     observer: &mut dyn Observer,
 ) -> Result<PhaseRun> {
     observer.phase_started(
         PhaseKind::Pool,
         &Size {
             name: PoolTest::ConcurrentQueries.name().into(),
-            records: CONCURRENT as u64,
+            records: connections as u64,
         },
-        CONCURRENT as u64,
+        connections as u64,
     );
     let meter = Meter::start();
-    let mut tasks: FuturesUnordered<_> = (0..CONCURRENT)
+    let mut tasks: FuturesUnordered<_> = (0..connections)
         .map(|i| async move {
             let id = 1 + (i as i32 * 1_999) % ROWS as i32;
             let t = Instant::now();
@@ -275,18 +300,20 @@ async fn concurrent_queries<C: Connect>(
     }
     Ok(phase_run(
         PoolTest::ConcurrentQueries,
-        CONCURRENT as u64,
-        CONCURRENT,
+        connections as u64,
+        connections,
         histogram,
         meter,
     ))
 }
 
-/// 2,000 point SELECTs from 50 workers over a pool of 5 to 20 connections.
+/// 2,000 point SELECTs from `workers` tasks (the seed's 50) over a pool of 5 to 20
+/// connections.
 async fn connection_pool<C: Connect>(
     connector: &C,
     table: &[BenchRow],
     rep: u32,
+    workers: usize,
     observer: &mut dyn Observer,
 ) -> Result<PhaseRun> {
     observer.phase_started(
@@ -308,7 +335,7 @@ async fn connection_pool<C: Connect>(
         permits: Semaphore::new(POOL_MAX),
     };
     let next = std::sync::atomic::AtomicU32::new(0);
-    let workers: FuturesUnordered<_> = (0..POOL_WORKERS)
+    let tasks: FuturesUnordered<_> = (0..workers)
         .map(|_| async {
             let mut histogram = measure::new_histogram();
             loop {
@@ -339,7 +366,7 @@ async fn connection_pool<C: Connect>(
         })
         .collect();
     let mut histogram = measure::new_histogram();
-    let done: Vec<Result<_>> = workers.collect().await;
+    let done: Vec<Result<_>> = tasks.collect().await;
     for h in done {
         histogram.add(&h?).expect("histograms of one shape merge");
     }
@@ -350,7 +377,7 @@ async fn connection_pool<C: Connect>(
     Ok(phase_run(
         PoolTest::ConnectionPool,
         u64::from(POOL_QUERIES),
-        POOL_WORKERS,
+        workers,
         histogram,
         meter,
     ))
