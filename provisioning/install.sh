@@ -31,7 +31,11 @@ if [ "$#" -eq 0 ]; then
   set -- postgres mysql redis
 fi
 
-installed_postgres() { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null; }
+# As root, PostgreSQL also needs its `postgres` user (initdb refuses root); the package creates it.
+installed_postgres() {
+  { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null; } &&
+    { [ "$(id -u)" -ne 0 ] || id postgres >/dev/null 2>&1; }
+}
 installed_mysql() { command -v mariadbd >/dev/null || command -v mysqld >/dev/null || [ -x /usr/sbin/mariadbd ] || [ -x /usr/sbin/mysqld ]; }
 installed_redis() { command -v redis-server >/dev/null; }
 installed_shellcheck() { command -v shellcheck >/dev/null; }
