@@ -291,21 +291,14 @@ async fn insert_phase<S: Store>(
             observer.progress(i as u64);
         }
     }
-    let ops = histogram.len();
-    Measured {
-        run: PhaseRun {
-            kind: PhaseKind::Insert,
-            size: work.size.clone(),
-            concurrency: 1,
-            ops,
-            errors: errors.by_kind,
-            incomplete: stopped,
-            figures: meter.finish(ops, &histogram),
-            histogram,
-            open_loop: None,
-        },
-        first_error: errors.first,
-    }
+    one_connection_run(
+        PhaseKind::Insert,
+        &work.size,
+        errors,
+        stopped,
+        meter,
+        histogram,
+    )
 }
 
 /// Checks one answer; `Some((kind, message))` when it is wrong.
@@ -355,11 +348,30 @@ async fn search_phase_closed<S: Store>(
             observer.progress(i as u64);
         }
     }
+    one_connection_run(
+        PhaseKind::Search,
+        &work.size,
+        errors,
+        stopped,
+        meter,
+        histogram,
+    )
+}
+
+/// The run of a phase made on one connection, one operation after another.
+fn one_connection_run(
+    kind: PhaseKind,
+    size: &Size,
+    errors: Errors,
+    stopped: bool,
+    meter: Meter,
+    histogram: hdrhistogram::Histogram<u64>,
+) -> Measured {
     let ops = histogram.len();
     Measured {
         run: PhaseRun {
-            kind: PhaseKind::Search,
-            size: work.size.clone(),
+            kind,
+            size: size.clone(),
             concurrency: 1,
             ops,
             errors: errors.by_kind,
