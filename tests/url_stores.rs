@@ -240,6 +240,28 @@ mod mongodb_adapter_on_jongodb {
         common::round_trip(&mut store, "mongodb on jongodb, transactions", true).await;
     }
 
+    /// The driver suite's native equivalents (ping, find_one of fixed documents).
+    #[tokio::test]
+    async fn driver_suite() {
+        let server = jongodb("driver");
+        let connect = || async {
+            Ok(
+                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
+                    .await,
+            )
+        };
+        let result = common::driver_tiny(&connect, "mongodb on jongodb").await;
+        assert_eq!(
+            result.not_applicable,
+            [
+                "PreparedQueryRowParam",
+                "EchoMixed5",
+                "SelectLargeRaw",
+                "SelectPreparedLargeRaw"
+            ]
+        );
+    }
+
     #[tokio::test]
     async fn a_missing_document_is_none() {
         let server = jongodb("missing");

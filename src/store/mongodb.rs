@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl, TABLE};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
+use crate::suite::driver::{DriverTest, check_large, large_string};
 
 pub const SCHEMES: &[&str] = &["mongodb", "mongodb+srv"];
 
@@ -148,6 +149,21 @@ pub struct MongoStore {
     /// A session when the server runs transactions (replica set or sharded cluster).
     session: Option<ClientSession>,
     topology: String,
+    /// The driver suite's fixed documents, once written.
+    driver_docs: Option<Collection<Document>>,
+}
+
+/// The driver suite's collection: a small document and one with 10 kB values.
+const DRIVER_COLLECTION: &str = "dbcompare_driver";
+
+fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
+    match e.kind.as_ref() {
+        mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => {
+            w.code == 11000
+        }
+        mongodb::error::ErrorKind::Command(c) => c.code == 11000,
+        _ => false,
+    }
 }
 
 fn is_command_not_found(e: &mongodb::error::Error) -> bool {
@@ -189,6 +205,7 @@ impl MongoStore {
             records,
             durability: spec.durability,
             session,
+            driver_docs: None,
             topology: match set {
                 Some(set) => format!("{kind} {set}"),
                 None => kind.to_string(),
@@ -313,6 +330,79 @@ impl Store for MongoStore {
     async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
         let found = self.records.find_one(search_filter(unique_id)).await?;
         found.map(Record::try_from).transpose()
+    }
+
+    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
+        use DriverTest::*;
+        Some(match test {
+            SimpleExec | PreparedExec => "ping command (no prepared statements in MongoDB)",
+            SimpleQueryRow | PreparedQueryRow => "find_one of a fixed small document by _id",
+            SelectLargeString | SelectPreparedLargeString => {
+                "find_one of a document holding a 10 kB string"
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                "find_one of a document holding 10 kB of binary"
+            }
+            _ => return None,
+        })
+    }
+
+    async fn driver(&mut self, test: DriverTest, _i: u64) -> Result<()> {
+        use DriverTest::*;
+        if self.driver_docs.is_none() {
+            let docs = self.db.collection::<Document>(DRIVER_COLLECTION);
+            let fixed = [
+                doc! { "_id": "one", "v": 1_i64 },
+                doc! {
+                    "_id": "large",
+                    "s": large_string(),
+                    "b": bson::Binary {
+                        subtype: bson::spec::BinarySubtype::Generic,
+                        bytes: large_string().into_bytes(),
+                    },
+                },
+            ];
+            // Every connection of a concurrent test gets here: the first one writes them.
+            for d in fixed {
+                match docs.insert_one(d).await {
+                    Ok(_) => {}
+                    Err(e) if is_duplicate_key(&e) => {}
+                    Err(e) => return Err(e).context("writing the driver suite's documents"),
+                }
+            }
+            self.driver_docs = Some(docs);
+        }
+        let docs = self.driver_docs.as_ref().expect("written above");
+        match test {
+            SimpleExec | PreparedExec => {
+                self.db.run_command(doc! { "ping": 1 }).await?;
+            }
+            SimpleQueryRow | PreparedQueryRow => {
+                let found = docs
+                    .find_one(doc! { "_id": "one" })
+                    .await?
+                    .context("no document")?;
+                if found.get_i64("v") != Ok(1) {
+                    bail!("the fixed document is {found}");
+                }
+            }
+            SelectLargeString | SelectPreparedLargeString => {
+                let found = docs
+                    .find_one(doc! { "_id": "large" })
+                    .await?
+                    .context("no document")?;
+                check_large(found.get_str("s")?.as_bytes())?;
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                let found = docs
+                    .find_one(doc! { "_id": "large" })
+                    .await?
+                    .context("no document")?;
+                check_large(found.get_binary_generic("b")?)?;
+            }
+            other => bail!("{} is not applicable to mongodb", other.name()),
+        }
+        Ok(())
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
