@@ -26,21 +26,24 @@ pgbin=$(dirname "$(find /usr/lib/postgresql -name pgbench -type f | sort -V | ta
 work=$(mktemp -d)
 pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-start() { # $1 = store; prints its URL
+start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids must stay)
   "$bin" server "$1" > "$work/$1.url" 2> "$work/$1.log" &
   pids+=("$!")
   for _ in $(seq 1 300); do [ -s "$work/$1.url" ] && break; sleep 0.1; done
-  cat "$work/$1.url"
+  [ -s "$work/$1.url" ] || { cat "$work/$1.log" >&2; exit 1; }
 }
-redis_url=$(start redis)
-pg_url=$(start postgres)
-my_url=$(start mysql)
+start redis
+start postgres
+start mysql
+redis_url=$(cat "$work/redis.url")
+pg_url=$(cat "$work/postgres.url")
+my_url=$(cat "$work/mysql.url")
 
 # dbcompare's point lookups at concurrency 1 and 8, on each server.
 "$bin" run --store postgres,mysql,redis --url "postgres=$pg_url" --url "mysql=$my_url" --url "redis=$redis_url" \

@@ -1,5 +1,6 @@
-//! Ctrl-C: the first one asks the run to stop after the current operation (its partial
-//! results are written, marked interrupted); a second one exits at once.
+//! Ctrl-C (and SIGTERM, SIGHUP): the first one asks the run to stop after the current
+//! operation (its partial results are written, marked interrupted, and every local server
+//! is stopped); a second one stops the local servers and exits at once.
 
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};

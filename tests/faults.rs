@@ -240,9 +240,9 @@ fn redis_dirs() -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-/// Ctrl-C once (stop after the current operation) or twice (stop now): either way exit 130
-/// and no server process or directory is left.
-fn interrupt_a_local_server_run(signals: usize) {
+/// Ctrl-C (or SIGTERM) once (stop after the current operation) or twice (stop now): either
+/// way exit 130 and no server process or directory is left.
+fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
 
@@ -266,7 +266,7 @@ fn interrupt_a_local_server_run(signals: usize) {
         .expect("the running server's directory");
     for _ in 0..signals {
         // SAFETY: signalling our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        unsafe { libc::kill(child.id() as i32, signal) };
         std::thread::sleep(Duration::from_millis(20));
     }
     let _rest: Vec<String> = lines.map_while(Result::ok).collect();
@@ -283,8 +283,10 @@ fn interrupt_a_local_server_run(signals: usize) {
 /// One test, so that the two runs' servers cannot be mistaken for each other.
 #[test]
 fn ctrl_c_once_or_twice_stops_local_servers_and_deletes_their_directories() {
-    interrupt_a_local_server_run(1);
-    interrupt_a_local_server_run(2);
+    interrupt_a_local_server_run(libc::SIGINT, 1);
+    interrupt_a_local_server_run(libc::SIGINT, 2);
+    // A service manager's SIGTERM is handled like Ctrl-C.
+    interrupt_a_local_server_run(libc::SIGTERM, 1);
 }
 
 #[test]
