@@ -391,6 +391,20 @@ pub fn log_tail(dir: &Path) -> String {
     }
 }
 
+/// Starts a server as our child, in its own process group (so a terminal's Ctrl-C reaches
+/// dbcompare, which stops it in order), with no standard streams.
+fn spawn_server(mut command: Command) -> Result<Process> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("running {program}"))?;
+    Ok(Process::Child(child))
+}
+
 /// Runs a setup command to completion, with its output in the error when it fails.
 fn run_setup(mut command: Command, what: &str) -> Result<()> {
     let program = command.get_program().to_string_lossy().into_owned();

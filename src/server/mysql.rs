@@ -1,12 +1,13 @@
 //! A throw-away MariaDB (or MySQL) server with configs/my.cnf.
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{Installation, Process, is_root, run_setup, version_of, which, write_file};
+use super::{
+    Installation, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
+};
 use crate::store::Durability;
 
 /// The settings every throw-away server starts with.
@@ -87,12 +88,5 @@ pub(super) fn launch(
     if durability == Durability::Relaxed {
         server.arg("--innodb-flush-log-at-trx-commit=2");
     }
-    let child = server
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("running {}", inst.server.display()))?;
-    Ok(Process::Child(child))
+    spawn_server(server)
 }

@@ -1,12 +1,11 @@
 //! A throw-away Redis server with configs/redis.conf.
 
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use super::{Installation, Process, version_of, which, write_file};
+use super::{Installation, Process, spawn_server, version_of, which, write_file};
 use crate::store::Durability;
 
 /// The settings every throw-away Redis starts with.
@@ -43,13 +42,7 @@ pub(super) fn launch(
     }
     let conf_path = dir.join("redis.conf");
     write_file(&conf_path, &conf)?;
-    let child = Command::new(&inst.server)
-        .arg(&conf_path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("running {}", inst.server.display()))?;
-    Ok(Process::Child(child))
+    let mut server = Command::new(&inst.server);
+    server.arg(&conf_path);
+    spawn_server(server)
 }

@@ -15,7 +15,7 @@ use aerospike::{
 use anyhow::{Context, Result, anyhow, bail};
 use chrono::{TimeZone, Utc};
 
-use super::{ConnectSpec, DiskUsage, Store, StoreUrl, TABLE};
+use super::{ConnectSpec, DiskUsage, Store, StoreUrl, TABLE, percent_decode};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 
@@ -60,10 +60,9 @@ pub fn parse_url(raw: &str) -> Result<Target> {
         .find(|(k, _)| k == "set")
         .map_or_else(|| TABLE.to_string(), |(_, v)| v.into_owned());
     let user = (!url.username().is_empty()).then(|| {
-        let decode = |s: &str| percent_decode(s);
         (
-            decode(url.username()),
-            decode(url.password().unwrap_or_default()),
+            percent_decode(url.username()),
+            percent_decode(url.password().unwrap_or_default()),
         )
     });
     Ok(Target {
@@ -72,12 +71,6 @@ pub fn parse_url(raw: &str) -> Result<Target> {
         set,
         user,
     })
-}
-
-fn percent_decode(s: &str) -> String {
-    url::form_urlencoded::parse(format!("x={s}").as_bytes())
-        .next()
-        .map_or_else(|| s.to_string(), |(_, v)| v.into_owned())
 }
 
 /// Checks a URL the way the adapter will read it.

@@ -26,7 +26,7 @@ use couchbase::scope::Scope;
 use couchbase::service_type::ServiceType;
 use futures::TryStreamExt;
 
-use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl};
+use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl, percent_decode};
 use crate::record::Record;
 use crate::report::model::StoreInfo;
 
@@ -74,11 +74,6 @@ pub fn parse_url(raw: &str) -> Result<Target> {
         Some(port) => format!("{}://{host}:{port}", url.scheme()),
         None => format!("{}://{host}", url.scheme()),
     };
-    let decode = |s: &str| {
-        url::form_urlencoded::parse(format!("x={s}").as_bytes())
-            .next()
-            .map_or_else(|| s.to_string(), |(_, v)| v.into_owned())
-    };
     Ok(Target {
         connection,
         management: if tls {
@@ -89,8 +84,8 @@ pub fn parse_url(raw: &str) -> Result<Target> {
         bucket: bucket.to_string(),
         scope: scope.to_string(),
         collection: collection.to_string(),
-        user: decode(url.username()),
-        password: decode(url.password().unwrap_or_default()),
+        user: percent_decode(url.username()),
+        password: percent_decode(url.password().unwrap_or_default()),
     })
 }
 

@@ -304,6 +304,13 @@ impl StoreUrl {
     }
 }
 
+/// A URL's percent-encoded user or password, decoded (`p%40ss` -> `p@ss`).
+pub fn percent_decode(s: &str) -> String {
+    url::form_urlencoded::parse(format!("x={s}").as_bytes())
+        .next()
+        .map_or_else(|| s.to_string(), |(_, v)| v.into_owned())
+}
+
 /// `text` with the password of every `scheme://user:password@` in it replaced by `***`.
 pub fn mask_userinfo(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
