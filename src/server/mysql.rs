@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::{
     Installation, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
@@ -46,7 +46,21 @@ pub(super) fn launch(
 ) -> Result<Process> {
     let data = dir.join("data");
     let defaults = dir.join("my.cnf");
-    write_file(&defaults, CONFIG)?;
+    // Each instance keeps its temporary files in its own directory: a starting server
+    // deletes every `#sql*` file in its tmpdir, so instances sharing /tmp lose each
+    // other's temporary tables (a parallel bootstrap then fails).
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    write_file(
+        &defaults,
+        &format!(
+            "{CONFIG}
+# Per instance.
+tmpdir = {}
+",
+            tmp.display()
+        ),
+    )?;
     let defaults_arg = format!("--defaults-file={}", defaults.display());
     let datadir_arg = format!("--datadir={}", data.display());
     let root = is_root();
