@@ -246,3 +246,21 @@ fn the_driver_suite_on_sqlite_reports_every_test() {
     );
     assert!(stdout.contains(" -- avg "), "{stdout}");
 }
+
+#[test]
+fn the_pool_suite_on_sqlite_is_not_applicable_and_the_run_succeeds() {
+    let (code, stdout, report) = run_json(&["--suite", "pool", "--store", "sqlite"]);
+    assert_eq!(code, 0, "{stdout}");
+    let sqlite = &report.stores[0];
+    assert!(sqlite.phases.is_empty());
+    assert_eq!(
+        sqlite.not_applicable,
+        [
+            "LargeResultSet",
+            "ConcurrentQueries",
+            "ConnectionPool",
+            "BatchInsert"
+        ]
+    );
+    assert!(stdout.contains("n/a"), "{stdout}");
+}

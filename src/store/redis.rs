@@ -17,6 +17,7 @@ use super::{ConnectSpec, DiskUsage, Store, StoreUrl, dir_bytes};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
+use crate::suite::pool::{BenchRow, PoolTest};
 
 pub const SCHEMES: &[&str] = &["redis"];
 
@@ -81,6 +82,66 @@ fn decode(bytes: &[u8]) -> Result<Record> {
     })
 }
 
+/// The pool suite's keys: `benchmark_data` rows and the Batch Insert's rows, by id.
+const POOL_DATA: &str = "dbcompare:benchmark_data:";
+const POOL_BATCH: &str = "dbcompare:benchmark_batch:";
+/// Keys per MSET when the pool suite writes rows (one pipeline of these).
+const MSET_KEYS: usize = 1_000;
+
+/// A `benchmark_data` row as stored: times as Unix microseconds, the decimal in its own
+/// 16-byte form.
+#[derive(Debug, PartialEq, Eq, Encode, Decode)]
+struct PoolValue {
+    id: i32,
+    user_id: i32,
+    username: String,
+    email: String,
+    created_at_us: i64,
+    updated_at_us: i64,
+    score: [u8; 16],
+    is_active: bool,
+    data: Option<String>,
+}
+
+fn encode_row(r: &BenchRow) -> Result<Vec<u8>> {
+    let value = PoolValue {
+        id: r.id,
+        user_id: r.user_id,
+        username: r.username.clone(),
+        email: r.email.clone(),
+        created_at_us: r.created_at.and_utc().timestamp_micros(),
+        updated_at_us: r.updated_at.and_utc().timestamp_micros(),
+        score: r.score.serialize(),
+        is_active: r.is_active,
+        data: r.data.clone(),
+    };
+    Ok(bincode::encode_to_vec(&value, bincode::config::standard())?)
+}
+
+fn decode_row(bytes: &[u8]) -> Result<BenchRow> {
+    let (v, read): (PoolValue, usize) =
+        bincode::decode_from_slice(bytes, bincode::config::standard())?;
+    if read != bytes.len() {
+        bail!("{} trailing bytes after the row", bytes.len() - read);
+    }
+    let time = |us: i64| {
+        chrono::DateTime::from_timestamp_micros(us)
+            .map(|t| t.naive_utc())
+            .context("a time out of range")
+    };
+    Ok(BenchRow {
+        id: v.id,
+        user_id: v.user_id,
+        username: v.username,
+        email: v.email,
+        created_at: time(v.created_at_us)?,
+        updated_at: time(v.updated_at_us)?,
+        score: rust_decimal::Decimal::deserialize(v.score),
+        is_active: v.is_active,
+        data: v.data,
+    })
+}
+
 pub struct RedisStore {
     conn: MultiplexedConnection,
     data_dir: Option<PathBuf>,
@@ -116,6 +177,55 @@ impl RedisStore {
             .query_async(&mut self.conn)
             .await?;
         Ok(pair.get(1).cloned().unwrap_or_default())
+    }
+
+    /// Every key starting with `prefix` (SCAN, which may repeat a key: deduplicated).
+    async fn keys(&mut self, prefix: &str) -> Result<Vec<String>> {
+        let mut cursor: u64 = 0;
+        let mut all = Vec::new();
+        loop {
+            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(format!("{prefix}*"))
+                .arg("COUNT")
+                .arg(1000)
+                .query_async(&mut self.conn)
+                .await?;
+            all.extend(keys);
+            if next == 0 {
+                all.sort_unstable();
+                all.dedup();
+                return Ok(all);
+            }
+            cursor = next;
+        }
+    }
+
+    /// Deletes every key starting with `prefix`.
+    async fn unlink_all(&mut self, prefix: &str) -> Result<()> {
+        let keys = self.keys(prefix).await?;
+        for chunk in keys.chunks(1000) {
+            redis::cmd("UNLINK")
+                .arg(chunk)
+                .query_async::<()>(&mut self.conn)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Writes rows under `prefix<id>`: MSETs of `MSET_KEYS` keys, in one pipeline.
+    async fn write_rows(&mut self, prefix: &str, rows: &[BenchRow]) -> Result<()> {
+        let mut pipe = redis::pipe();
+        for chunk in rows.chunks(MSET_KEYS) {
+            let pairs = chunk
+                .iter()
+                .map(|r| Ok((format!("{prefix}{}", r.id), encode_row(r)?)))
+                .collect::<Result<Vec<_>>>()?;
+            pipe.mset(&pairs).ignore();
+        }
+        pipe.query_async::<()>(&mut self.conn).await?;
+        Ok(())
     }
 
     async fn info(&mut self, section: &str) -> Result<BTreeMap<String, String>> {
@@ -158,28 +268,10 @@ impl Store for RedisStore {
     }
 
     async fn reset(&mut self) -> Result<()> {
-        let mut cursor: u64 = 0;
-        loop {
-            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
-                .arg(cursor)
-                .arg("MATCH")
-                .arg(format!("{PREFIX}*"))
-                .arg("COUNT")
-                .arg(1000)
-                .query_async(&mut self.conn)
-                .await
-                .context("finding the previous run's keys")?;
-            if !keys.is_empty() {
-                redis::cmd("UNLINK")
-                    .arg(&keys)
-                    .query_async::<()>(&mut self.conn)
-                    .await?;
-            }
-            if next == 0 {
-                return Ok(());
-            }
-            cursor = next;
-        }
+        self.unlink_all(PREFIX)
+            .await
+            .context("deleting the previous run's keys")?;
+        Ok(())
     }
 
     async fn insert(&mut self, r: &Record) -> Result<()> {
@@ -263,6 +355,61 @@ impl Store for RedisStore {
             other => bail!("{} is not applicable to redis", other.name()),
         }
         Ok(())
+    }
+
+    fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
+        Some(match test {
+            PoolTest::LargeResultSet => {
+                "MGET of the rows' keys (ids 1..=33,000; no range query in Redis), every \
+                 value decoded"
+            }
+            PoolTest::ConcurrentQueries => "connect + GET of a row's key, 50 at once",
+            PoolTest::ConnectionPool => {
+                "GET of a row's key over a 5-20 connection pool, 50 workers"
+            }
+            PoolTest::BatchInsert => "MSET of 1,000 keys per command, 10 commands in one pipeline",
+        })
+    }
+
+    async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
+        self.unlink_all(POOL_DATA).await?;
+        for chunk in rows.chunks(10 * MSET_KEYS) {
+            self.write_rows(POOL_DATA, chunk).await?;
+        }
+        Ok(())
+    }
+
+    async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
+        let keys: Vec<String> = (1..=max_id).map(|id| format!("{POOL_DATA}{id}")).collect();
+        let values: Vec<Option<Vec<u8>>> = redis::cmd("MGET")
+            .arg(&keys)
+            .query_async(&mut self.conn)
+            .await?;
+        values
+            .into_iter()
+            .zip(1..)
+            .map(|(v, id)| decode_row(&v.with_context(|| format!("row {id} is missing"))?))
+            .collect()
+    }
+
+    async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
+        let value: Option<Vec<u8>> = redis::cmd("GET")
+            .arg(format!("{POOL_DATA}{id}"))
+            .query_async(&mut self.conn)
+            .await?;
+        value.map(|v| decode_row(&v)).transpose()
+    }
+
+    async fn pool_batch_reset(&mut self) -> Result<()> {
+        self.unlink_all(POOL_BATCH).await
+    }
+
+    async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
+        self.write_rows(POOL_BATCH, rows).await
+    }
+
+    async fn pool_batch_count(&mut self) -> Result<u64> {
+        Ok(self.keys(POOL_BATCH).await?.len() as u64)
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
