@@ -8,10 +8,13 @@
 # dbcompare's side is its classic SEARCH small phase (a prepared point lookup by a unique
 # index, every record decoded and checked): more work per query than the tools' own.
 # Installs what it needs: sysbench (Debian), asyncmy (PyPI, in .tools/venv).
+# Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
+# CLIENT_THREADS (dbcompare's --client-threads, 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${SECONDS_PER_RUN:-10}
-runs=${RUNS:-3}
+seconds=${SECONDS_PER_RUN:-5}
+runs=${RUNS:-5}
+client_threads=${CLIENT_THREADS:-1}
 
 provisioning/install.sh postgres mysql redis
 command -v sysbench >/dev/null || { apt-get install -y -qq sysbench >/dev/null || sudo apt-get install -y -qq sysbench >/dev/null; }
@@ -45,56 +48,77 @@ redis_url=$(cat "$work/redis.url")
 pg_url=$(cat "$work/postgres.url")
 my_url=$(cat "$work/mysql.url")
 
-# dbcompare's point lookups at concurrency 1 and 8, on each server.
-"$bin" run --store postgres,mysql,redis --url "postgres=$pg_url" --url "mysql=$my_url" --url "redis=$redis_url" \
-  --sizes small --searches-per-insert 10 --warmup-runs 1 --runs "$runs" --concurrency 1,8 --quiet --out "$work/classic"
-"$bin" run --suite pool --store mysql --url "mysql=$my_url" --warmup-runs 1 --runs "$runs" --quiet --out "$work/pool"
-
-# The native tools on the same servers.
+# Repetitions alternate dbcompare and the native tools (odd ones dbcompare first, even ones
+# the tools first), so a slow spell of a shared machine falls on both sides alike; the table
+# gives each side's median and the median (min-max) of the per-repetition ratios.
 redis_port=${redis_url##*:}; redis_port=${redis_port%%/*}
 pg_port=${pg_url##*:}; pg_port=${pg_port%%/*}
 my_port=${my_url##*:}; my_port=${my_port%%/*}
-for c in 1 8; do
-  redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$c" -n $((20000 * c)) --csv -q \
-    | awk -F'"' '/GET/ { print $4 }' > "$work/redis-$c"
-done
 "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -i -s 10 -q postgres > /dev/null 2>&1
-for c in 1 8; do
-  "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -S -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
-    | awk '/^tps/ { print $3; exit }' > "$work/pg-$c"
-done
 sb=(sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$my_port" \
   --mysql-user=root --mysql-db=dbcompare --tables=1 --table-size=100000)
 "${sb[@]}" prepare > /dev/null
-for c in 1 8; do
-  "${sb[@]}" --threads="$c" --time="$seconds" run | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$work/my-$c"
-done
-.tools/venv/bin/python bench/asyncmy_pool.py "$my_url" "$runs" > "$work/asyncmy.json"
 
-python3 - "$work" <<'PY'
-import json, sys
-work = sys.argv[1]
-classic = json.load(open(f"{work}/classic/run.json"))
-pool = json.load(open(f"{work}/pool/run.json"))
-asyncmy = json.load(open(f"{work}/asyncmy.json"))
-def search(store, c):
-    s = next(s for s in classic["stores"] if s["store"] == store)
+ours() { # $1 = repetition: the classic suite's point lookups and the pool suite
+  "$bin" run --store postgres,mysql,redis --url "postgres=$pg_url" --url "mysql=$my_url" \
+    --url "redis=$redis_url" --sizes small --searches-per-insert 10 --warmup-runs 1 --runs 1 \
+    --concurrency 1,8 --client-threads "$client_threads" --quiet --out "$work/classic-$1"
+  "$bin" run --suite pool --store mysql --url "mysql=$my_url" --warmup-runs 1 --runs 1 \
+    --client-threads "$client_threads" --quiet --out "$work/pool-$1"
+}
+theirs() { # $1 = repetition
+  for c in 1 8; do
+    redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$c" -n $((100000 * c)) --csv -q \
+      | awk -F'"' '/GET/ { print $4 }' > "$work/redis-$c-$1"
+    "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -S -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
+      | awk '/^tps/ { print $3; exit }' > "$work/pg-$c-$1"
+    "${sb[@]}" --threads="$c" --time="$seconds" run \
+      | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$work/my-$c-$1"
+  done
+  .tools/venv/bin/python bench/asyncmy_pool.py "$my_url" 1 > "$work/asyncmy-$1.json"
+}
+for rep in $(seq 1 "$runs"); do
+  echo "repetition $rep of $runs" >&2
+  if [ $((rep % 2)) -eq 1 ]; then ours "$rep"; theirs "$rep"; else theirs "$rep"; ours "$rep"; fi
+done
+
+python3 - "$work" "$runs" "$client_threads" <<'PY'
+import json, statistics, sys
+work, runs, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+reps = range(1, runs + 1)
+def load(path):
+    return json.load(open(path))
+def search(rep, store, c):
+    s = next(s for s in load(f"{work}/classic-{rep}/run.json")["stores"] if s["store"] == store)
     assert s["status"] == "ok", s.get("error")
     return next(p for p in s["phases"] if p["kind"] == "search" and p["concurrency"] == c)["ops_per_s"]
-def native(name, c):
-    return float(open(f"{work}/{name}-{c}").read().strip())
-m = classic["machine"]
-print(f"dbcompare beside the native tools, {classic['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores")
-print(f"{'workload':44} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio':>6}")
+def native(name, c, rep):
+    return float(open(f"{work}/{name}-{c}-{rep}").read().strip())
+def pool(rep, test):
+    s = load(f"{work}/pool-{rep}/run.json")["stores"][0]
+    assert s["status"] == "ok", s.get("error")
+    return next(p for p in s["phases"] if p["size"]["name"] == test)["wall_ms"] / 1000
+def row(label, conc, ours, theirs, fmt):
+    ratios = [o / t for o, t in zip(ours, theirs)]
+    print(f"{label:50} {conc:>4} {fmt(statistics.median(ours)):>10} {fmt(statistics.median(theirs)):>10}"
+          f" {statistics.median(ratios):>6.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
+first = load(f"{work}/classic-1/run.json")
+m = first["machine"]
+print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
+      f" {runs} alternated repetitions, {threads} client thread(s)")
+print(f"{'workload':50} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 for store, tool, name in [("redis", "redis-benchmark GET -P 1", "redis"),
                           ("postgres", "pgbench -S -M prepared", "pg"),
                           ("mysql", "sysbench oltp_point_select", "my")]:
     for c in (1, 8):
-        ours, theirs = search(store, c), native(name, c)
-        print(f"{store + ' point lookup vs ' + tool:44} {c:>4} {ours:>10.0f} {theirs:>10.0f} {ours / theirs:>6.2f}")
-phases = {p["size"]["name"]: p for p in next(s for s in pool["stores"] if s["store"] == "mysql")["phases"]}
+        row(f"{store} point lookup vs {tool} (ops/s)", c,
+            [search(r, store, c) for r in reps], [native(name, c, r) for r in reps], lambda v: f"{v:.0f}")
+version = load(f"{work}/asyncmy-1.json")["asyncmy"]
 for test in ("LargeResultSet", "ConnectionPool"):
-    ours, theirs = phases[test]["wall_ms"] / 1000, asyncmy[test]
-    print(f"{'mysql ' + test + ' vs asyncmy ' + asyncmy['asyncmy'] + ' (s)':44} {'':>4} {ours:>10.3f} {theirs:>10.3f} {theirs / ours:>6.2f}")
-print("ratio: dbcompare's throughput over the tool's (above 1: dbcompare is faster)")
+    # Times: the ratio is the tool's time over dbcompare's (above 1: dbcompare is faster).
+    ours = [pool(r, test) for r in reps]
+    theirs = [load(f"{work}/asyncmy-{r}.json")[test] for r in reps]
+    row(f"mysql {test} vs asyncmy {version} (s)", "", [1 / o for o in ours], [1 / t for t in theirs],
+        lambda v: f"{1 / v:.3f}")
+print("ratio: dbcompare's throughput over the tool's, per repetition (above 1: dbcompare is faster)")
 PY

@@ -67,6 +67,8 @@ pub struct RunPlan {
     pub quiet: bool,
     pub durability: Durability,
     pub connect_timeout: Duration,
+    /// Threads of the client's async runtime.
+    pub client_threads: usize,
     pub keep_data: bool,
     pub sqlite_path: Option<PathBuf>,
     pub couchbase_query: bool,
@@ -204,6 +206,7 @@ impl RunPlan {
             quiet: args.quiet,
             durability: args.durability,
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
+            client_threads: args.client_threads.get() as usize,
             keep_data: args.keep_data,
             sqlite_path: args.sqlite_path.clone(),
             couchbase_query: args.couchbase_query,
@@ -240,6 +243,7 @@ impl RunPlan {
             runs: self.classic.runs,
             concurrency: self.classic.concurrency.clone(),
             rate: self.classic.rate,
+            client_threads: Some(self.client_threads as u32),
         }
     }
 }

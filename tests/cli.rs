@@ -61,6 +61,7 @@ fn zero_runs_concurrency_or_rate_name_the_flag() {
     refused(&["--concurrency", "1,0"], "--concurrency");
     refused(&["--rate", "0"], "--rate");
     refused(&["--rate", "fast"], "--rate");
+    refused(&["--client-threads", "0"], "--client-threads");
 }
 
 #[test]

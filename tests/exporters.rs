@@ -154,6 +154,7 @@ fn fixture() -> Report {
             runs: 2,
             concurrency: vec![1, 2],
             rate: None,
+            client_threads: Some(1),
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),

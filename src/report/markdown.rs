@@ -91,7 +91,7 @@ pub fn render(report: &Report) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), search concurrency {}{}",
+        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), search concurrency {}{}{}",
         report.tool.name,
         report.tool.version,
         p.suite,
@@ -108,7 +108,9 @@ pub fn render(report: &Report) -> String {
             .collect::<Vec<_>>()
             .join(","),
         p.rate
-            .map_or_else(String::new, |r| format!(", open loop at {r:.0} searches/s"))
+            .map_or_else(String::new, |r| format!(", open loop at {r:.0} searches/s")),
+        p.client_threads
+            .map_or_else(String::new, |n| format!(", {n} client runtime thread(s)"))
     );
     let _ = writeln!(
         out,

@@ -95,6 +95,9 @@ pub struct PlanSummary {
     pub rate: Option<f64>,
     /// Seed of the record and search generator.
     pub seed: u64,
+    /// Threads of the client's async runtime (absent in reports before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_threads: Option<u32>,
 }
 
 fn one() -> u32 {
