@@ -139,11 +139,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "LEVELS", value_delimiter = ',', default_value = "1", value_parser = parse_positive)]
     pub concurrency: Vec<NonZeroU64>,
 
-    /// Threads of the client's async runtime, which drive every connection (1: one event
-    /// loop, like redis-benchmark and pgbench's default; more lets a concurrent client use
-    /// more cores, which a server on the same machine then lacks).
-    #[arg(long, value_name = "N", default_value = "1", value_parser = parse_positive)]
-    pub client_threads: NonZeroU64,
+    /// Threads of the client's async runtime, which drive every connection. By default 1,
+    /// one event loop, like redis-benchmark and pgbench's default; one per core when an
+    /// embedded store runs at a concurrency above 1 (its calls hold the thread they run
+    /// on). More lets a concurrent client use more cores, which a server on the same
+    /// machine then lacks.
+    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    pub client_threads: Option<NonZeroU64>,
 
     /// Open loop: issue searches on a fixed schedule of OPS per second (over all tasks) and
     /// time each from when it was due, so stalls are not hidden.

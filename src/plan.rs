@@ -2,6 +2,7 @@
 //! anything starts: which stores, and for each where its server comes from.
 
 use std::collections::{BTreeMap, HashSet};
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -179,6 +180,10 @@ impl RunPlan {
         if let (true, Some((kind, Target::Unavailable(why)))) = (named, unavailable) {
             return Err(UsageError::new(format!("--store {kind}: {why}")));
         }
+        let client_threads = match args.client_threads {
+            Some(n) => n.get() as usize,
+            None => default_client_threads(args.suite, &stores, &args.concurrency),
+        };
         Ok(RunPlan {
             suite: args.suite,
             stores,
@@ -206,7 +211,7 @@ impl RunPlan {
             quiet: args.quiet,
             durability: args.durability,
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
-            client_threads: args.client_threads.get() as usize,
+            client_threads,
             keep_data: args.keep_data,
             sqlite_path: args.sqlite_path.clone(),
             couchbase_query: args.couchbase_query,
@@ -248,6 +253,27 @@ impl RunPlan {
     }
 }
 
+/// One event loop, unless an embedded store runs at a concurrency above 1 (or the driver
+/// suite, whose concurrent tests go to 16): its calls hold the thread they run on, so its
+/// tasks get one thread per core (up to the concurrency).
+fn default_client_threads(
+    suite: Suite,
+    stores: &[(StoreKind, Target)],
+    levels: &[NonZeroU64],
+) -> usize {
+    let mut highest = levels.iter().map(|l| l.get()).max().unwrap_or(1) as usize;
+    if suite == Suite::Driver {
+        highest = highest.max(16);
+    }
+    let embedded = stores.iter().any(|(k, _)| k.is_embedded());
+    if embedded && highest > 1 {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        highest.min(cores)
+    } else {
+        1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +311,37 @@ mod tests {
         assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
         assert!(
             matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains("DBCOMPARE_MONGODB_URL"))
+        );
+    }
+
+    #[test]
+    fn client_threads_default_to_one_event_loop_except_for_concurrent_embedded_stores() {
+        let threads = |argv: &[&str]| {
+            RunPlan::resolve(&args(argv), &no_env, &installed)
+                .unwrap()
+                .client_threads
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(threads(&["--store", "redis", "--concurrency", "1,8"]), 1);
+        assert_eq!(threads(&["--store", "sqlite"]), 1);
+        assert_eq!(
+            threads(&["--store", "sqlite", "--concurrency", "1,8"]),
+            cores.min(8)
+        );
+        assert_eq!(
+            threads(&["--store", "sqlite", "--suite", "driver"]),
+            cores.min(16)
+        );
+        assert_eq!(
+            threads(&[
+                "--store",
+                "sqlite",
+                "--concurrency",
+                "8",
+                "--client-threads",
+                "3"
+            ]),
+            3
         );
     }
 
