@@ -18,6 +18,7 @@ use chrono::{TimeZone, Utc};
 use super::{ConnectSpec, DiskUsage, Store, StoreUrl, TABLE, percent_decode};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
+use crate::suite::driver::{DriverTest, check_large, large_string};
 
 pub const SCHEMES: &[&str] = &["aerospike"];
 
@@ -165,7 +166,13 @@ pub struct AerospikeStore {
     admin: AdminPolicy,
     /// Whether the secondary indexes were created, or why not.
     indexes: std::result::Result<(), String>,
+    /// Whether the driver suite's fixed records were written.
+    driver_records: bool,
 }
+
+/// The driver suite's fixed records (in the benchmark's set): a small one and a 10 kB one.
+const DRIVER_ONE: &str = "dbcompare:driver:one";
+const DRIVER_LARGE: &str = "dbcompare:driver:large";
 
 impl AerospikeStore {
     pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
@@ -200,6 +207,7 @@ impl AerospikeStore {
             read: ReadPolicy::default(),
             admin,
             indexes: Err("not created yet".to_string()),
+            driver_records: false,
         })
     }
 
@@ -337,6 +345,74 @@ impl Store for AerospikeStore {
             Err(e) if e.matches(&[ResultCode::KeyNotFoundError]) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
+        use DriverTest::*;
+        Some(match test {
+            SimpleExec | PreparedExec => {
+                "exists() of a fixed key: a round trip with no bins (no statements in Aerospike)"
+            }
+            SimpleQueryRow | PreparedQueryRow => "get of a fixed key holding the bin v = 1",
+            SelectLargeString | SelectPreparedLargeString => {
+                "get of a fixed key holding a 10 kB string bin"
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                "get of a fixed key holding a 10 kB blob bin"
+            }
+            _ => return None,
+        })
+    }
+
+    async fn driver(&mut self, test: DriverTest, _i: u64) -> Result<()> {
+        use DriverTest::*;
+        let one = self.key(DRIVER_ONE)?;
+        let large = self.key(DRIVER_LARGE)?;
+        if !self.driver_records {
+            // Every connection of a concurrent test writes them once: puts are idempotent.
+            self.client
+                .put(&self.write, &one, &[Bin::new("v", Value::Int(1))])
+                .await
+                .context("writing the driver suite's records")?;
+            let bins = [
+                Bin::new("s", Value::String(large_string())),
+                Bin::new("b", Value::Blob(large_string().into_bytes())),
+            ];
+            self.client
+                .put(&self.write, &large, &bins)
+                .await
+                .context("writing the driver suite's records")?;
+            self.driver_records = true;
+        }
+        match test {
+            SimpleExec | PreparedExec => {
+                if !self.client.exists(&self.read, &one).await? {
+                    bail!("the fixed record is missing");
+                }
+            }
+            SimpleQueryRow | PreparedQueryRow => {
+                let found = self.client.get(&self.read, &one, Bins::All).await?;
+                if found.bins.get("v") != Some(&Value::Int(1)) {
+                    bail!("the fixed record holds {:?}", found.bins);
+                }
+            }
+            SelectLargeString | SelectPreparedLargeString => {
+                let found = self.client.get(&self.read, &large, ["s"]).await?;
+                match found.bins.get("s") {
+                    Some(Value::String(s)) => check_large(s.as_bytes())?,
+                    other => bail!("bin s holds {other:?}"),
+                }
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                let found = self.client.get(&self.read, &large, ["b"]).await?;
+                match found.bins.get("b") {
+                    Some(Value::Blob(b)) => check_large(b)?,
+                    other => bail!("bin b holds {other:?}"),
+                }
+            }
+            other => bail!("{} is not applicable to aerospike", other.name()),
+        }
+        Ok(())
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {

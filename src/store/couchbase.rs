@@ -29,6 +29,7 @@ use futures::TryStreamExt;
 use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl, percent_decode};
 use crate::record::Record;
 use crate::report::model::StoreInfo;
+use crate::suite::driver::{DriverTest, check_large, large_string};
 
 pub const SCHEMES: &[&str] = &["couchbase", "couchbases"];
 
@@ -141,7 +142,14 @@ pub struct CouchbaseStore {
     durability: Durability,
     /// Search through SQL++ instead of KV get (`--couchbase-query`).
     query: bool,
+    /// Whether the driver suite's fixed documents were written.
+    driver_docs: bool,
 }
+
+/// The driver suite's fixed documents: `{"v": 1}`, a 10 kB string and 10 kB of binary.
+const DRIVER_ONE: &str = "dbcompare:driver:one";
+const DRIVER_STRING: &str = "dbcompare:driver:string";
+const DRIVER_BINARY: &str = "dbcompare:driver:binary";
 
 impl CouchbaseStore {
     pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
@@ -204,6 +212,7 @@ impl CouchbaseStore {
             http: store_http,
             durability: spec.durability,
             query: spec.couchbase_query,
+            driver_docs: false,
         })
     }
 
@@ -332,6 +341,88 @@ impl Store for CouchbaseStore {
             Ok(Err(e)) => Err(anyhow!("get: {e}")),
             Err(_) => Err(anyhow!("get: no answer within {OPERATION_TIMEOUT:?}")),
         }
+    }
+
+    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
+        use DriverTest::*;
+        Some(match test {
+            SimpleExec | PreparedExec => {
+                "exists of a fixed key: a KV round trip with no body (no statements in KV)"
+            }
+            SimpleQueryRow | PreparedQueryRow => "KV get of a fixed JSON document {\"v\": 1}",
+            SelectLargeString | SelectPreparedLargeString => {
+                "KV get of a 10 kB string document, through the raw-string transcoder"
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                "KV get of a 10 kB binary document, through the raw-binary transcoder"
+            }
+            SelectLargeRaw | SelectPreparedLargeRaw => {
+                "KV get of the 10 kB string document, content as raw bytes (no transcoder)"
+            }
+            _ => return None,
+        })
+    }
+
+    async fn driver(&mut self, test: DriverTest, _i: u64) -> Result<()> {
+        use DriverTest::*;
+        use couchbase::transcoding::{raw_binary, raw_string};
+        if !self.driver_docs {
+            // Every connection of a concurrent test writes them once: upserts are idempotent.
+            let options =
+                || UpsertOptions::new().durability_level(durability_level(self.durability));
+            let one = serde_json::json!({ "v": 1 });
+            bounded(
+                "upsert",
+                self.collection.upsert(DRIVER_ONE, &one, options()),
+            )
+            .await?;
+            let text = large_string();
+            let (content, flags) = raw_string::encode(&text)?;
+            let upsert = self
+                .collection
+                .upsert_raw(DRIVER_STRING, content, flags, options());
+            bounded("upsert", upsert).await?;
+            let (content, flags) = raw_binary::encode(text.as_bytes())?;
+            let upsert = self
+                .collection
+                .upsert_raw(DRIVER_BINARY, content, flags, options());
+            bounded("upsert", upsert).await?;
+            self.driver_docs = true;
+        }
+        let c = &self.collection;
+        match test {
+            SimpleExec | PreparedExec => {
+                if !bounded("exists", c.exists(DRIVER_ONE, None))
+                    .await?
+                    .exists()
+                {
+                    bail!("the fixed document is missing");
+                }
+            }
+            SimpleQueryRow | PreparedQueryRow => {
+                let found = bounded("get", c.get(DRIVER_ONE, None)).await?;
+                let doc: serde_json::Value = found.content_as()?;
+                if doc["v"] != 1 {
+                    bail!("the fixed document is {doc}");
+                }
+            }
+            SelectLargeString | SelectPreparedLargeString => {
+                let found = bounded("get", c.get(DRIVER_STRING, None)).await?;
+                let (content, flags) = found.content_as_raw();
+                check_large(raw_string::decode(content, flags)?.as_bytes())?;
+            }
+            SelectLargeBytes | SelectPreparedLargeBytes => {
+                let found = bounded("get", c.get(DRIVER_BINARY, None)).await?;
+                let (content, flags) = found.content_as_raw();
+                check_large(raw_binary::decode(content, flags)?)?;
+            }
+            SelectLargeRaw | SelectPreparedLargeRaw => {
+                let found = bounded("get", c.get(DRIVER_STRING, None)).await?;
+                check_large(found.content_as_raw().0)?;
+            }
+            other => bail!("{} is not applicable to couchbase", other.name()),
+        }
+        Ok(())
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
