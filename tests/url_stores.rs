@@ -15,7 +15,10 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+use dbcompare::report::model::StoreResult;
 use dbcompare::store::{Durability, Store, StoreKind};
+use dbcompare::suite::classic::Connect;
+use dbcompare::suite::driver::DriverTest;
 
 fn url(kind: StoreKind) -> String {
     std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()))
@@ -58,6 +61,30 @@ async fn real_server_durability(
             );
         }
     }
+}
+
+/// The driver suite at a tiny scale; `not_applicable` lists the tests the store has no
+/// operation for (`None`: it has none at all).
+async fn driver_suite_on<C: Connect>(
+    connect: &C,
+    name: &str,
+    not_applicable: Option<&[&str]>,
+) -> StoreResult {
+    let result = common::driver_tiny(connect, name).await;
+    match not_applicable {
+        Some(expected) => assert_eq!(result.not_applicable, expected, "{name}"),
+        None => {
+            assert!(result.phases.is_empty(), "{name}");
+            return result;
+        }
+    }
+    let concurrent = result
+        .phases
+        .iter()
+        .find(|p| p.size.name == "PreparedQueryConcurrent16")
+        .unwrap_or_else(|| panic!("{name}: no PreparedQueryConcurrent16"));
+    assert_eq!(concurrent.concurrency, 16, "{name}");
+    result
 }
 
 macro_rules! real_server_tests {
@@ -161,6 +188,9 @@ fn jongodb(database: &str) -> Jongodb {
 }
 
 mod mongodb_adapter_on_jongodb {
+    use ::mongodb::bson::spec::BinarySubtype;
+    use ::mongodb::bson::{Binary, Document, doc};
+
     use super::*;
 
     #[tokio::test]
@@ -240,7 +270,8 @@ mod mongodb_adapter_on_jongodb {
         common::round_trip(&mut store, "mongodb on jongodb, transactions", true).await;
     }
 
-    /// The driver suite's native equivalents (ping, find_one of fixed documents).
+    /// The driver suite's native equivalents (ping, find_one of fixed documents, aggregate
+    /// echoes, raw BSON): every test runs, every answer checked.
     #[tokio::test]
     async fn driver_suite() {
         let server = jongodb("driver");
@@ -250,16 +281,60 @@ mod mongodb_adapter_on_jongodb {
                     .await,
             )
         };
-        let result = common::driver_tiny(&connect, "mongodb on jongodb").await;
-        assert_eq!(
-            result.not_applicable,
-            [
-                "PreparedQueryRowParam",
-                "EchoMixed5",
-                "SelectLargeRaw",
-                "SelectPreparedLargeRaw"
-            ]
-        );
+        let result = driver_suite_on(&connect, "mongodb on jongodb", Some(&[])).await;
+        let operation = |test: DriverTest| {
+            let phase = result
+                .phases
+                .iter()
+                .find(|p| p.size.name == test.name())
+                .unwrap_or_else(|| panic!("{} did not run", test.name()));
+            assert!(phase.ops > 0, "{}", test.name());
+            phase.operation.clone().unwrap_or_default()
+        };
+        assert!(operation(DriverTest::PreparedQueryRowParam).contains("<iteration>"));
+        assert!(operation(DriverTest::EchoMixed5).contains("DateTime"));
+        for raw in [
+            DriverTest::SelectLargeRaw,
+            DriverTest::SelectPreparedLargeRaw,
+        ] {
+            assert!(operation(raw).contains("raw BSON"));
+        }
+    }
+
+    /// The echoes answer each iteration with its own values, and the raw read checks what
+    /// the server holds: a large binary shortened by another client fails it.
+    #[tokio::test]
+    async fn driver_answers_are_checked() {
+        let server = jongodb("driver_checked");
+        let mut store =
+            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
+        store.reset().await.unwrap();
+        for i in [0, 1, 2, 12_345] {
+            store
+                .driver(DriverTest::PreparedQueryRowParam, i)
+                .await
+                .unwrap();
+            store.driver(DriverTest::EchoMixed5, i).await.unwrap();
+        }
+        store.driver(DriverTest::SelectLargeRaw, 0).await.unwrap();
+        // Another client shortens the large binary: the raw read must see it.
+        let short = Binary {
+            subtype: BinarySubtype::Generic,
+            bytes: b"AAA".to_vec(),
+        };
+        ::mongodb::Client::with_uri_str(&server.url)
+            .await
+            .unwrap()
+            .database("driver_checked")
+            .collection::<Document>("dbcompare_driver")
+            .update_one(doc! { "_id": "large" }, doc! { "$set": { "b": short } })
+            .await
+            .unwrap();
+        let e = store
+            .driver(DriverTest::SelectLargeRaw, 0)
+            .await
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("got 3 bytes"), "{e:#}");
     }
 
     #[tokio::test]

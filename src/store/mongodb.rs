@@ -3,12 +3,16 @@
 //! session transaction on a replica set or sharded cluster, otherwise a single-document
 //! atomic write (reported as such); write concern `w:1, j:true` (durable) or `j:false`
 //! (relaxed); find_one by unique_id, every field decoded.
+//!
+//! The driver suite runs the nearest native operations (ping, find_one of fixed documents,
+//! aggregate `$replaceRoot` for the echoes, raw BSON for the Raw tests).
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, bail};
 use chrono::{TimeZone, Utc};
-use mongodb::bson::{self, Document, doc};
+use futures::TryStreamExt;
+use mongodb::bson::{self, Document, RawDocumentBuf, doc};
 use mongodb::options::{
     Acknowledgment, ClientOptions, CollectionOptions, IndexOptions, WriteConcern,
 };
@@ -150,11 +154,74 @@ pub struct MongoStore {
     session: Option<ClientSession>,
     topology: String,
     /// The driver suite's fixed documents, once written.
-    driver_docs: Option<Collection<Document>>,
+    driver_docs: Option<DriverDocs>,
 }
 
 /// The driver suite's collection: a small document and one with 10 kB values.
 const DRIVER_COLLECTION: &str = "dbcompare_driver";
+
+/// The driver suite's collection, decoded as documents or left as raw BSON.
+struct DriverDocs {
+    docs: Collection<Document>,
+    raw: Collection<RawDocumentBuf>,
+}
+
+/// The date EchoMixed5 sends: this many milliseconds after the epoch, plus the iteration.
+const ECHO_DATE_MILLIS: i64 = 1_700_000_000_000;
+
+/// The pipeline PreparedQueryRowParam sends: the fixed small document replaced by the
+/// iteration, an Int64. An aggregate rather than find_one with a `$literal` projection,
+/// and plain values rather than `$literal`: MongoDB takes the values of a `$replaceRoot`
+/// document as constants (none is a `$` string or a document), and so does jongodb, which
+/// ignores find projections and copies expression operators unevaluated.
+pub fn param_pipeline(i: i64) -> Vec<Document> {
+    echo_pipeline_of(doc! { "v": i })
+}
+
+/// The five values EchoMixed5 sends, of mixed BSON types.
+pub fn echo_values(i: i64) -> Document {
+    doc! {
+        "i": i,
+        "s": "abc",
+        "t": bson::DateTime::from_millis(ECHO_DATE_MILLIS + i),
+        "f": 1.024_f64,
+        "b": i % 2 == 0,
+    }
+}
+
+/// The pipeline EchoMixed5 sends.
+pub fn echo_pipeline(i: i64) -> Vec<Document> {
+    echo_pipeline_of(echo_values(i))
+}
+
+fn echo_pipeline_of(values: Document) -> Vec<Document> {
+    vec![
+        doc! { "$match": { "_id": "one" } },
+        doc! { "$replaceRoot": { "newRoot": values } },
+    ]
+}
+
+/// Checks an EchoMixed5 answer: each value decoded with its own BSON type.
+pub fn check_echo(found: &Document, i: i64) -> Result<()> {
+    let echoed = (
+        found.get_i64("i").ok(),
+        found.get_str("s").ok(),
+        found.get_datetime("t").ok().map(|t| t.timestamp_millis()),
+        found.get_f64("f").ok(),
+        found.get_bool("b").ok(),
+    );
+    let expected = (
+        Some(i),
+        Some("abc"),
+        Some(ECHO_DATE_MILLIS + i),
+        Some(1.024),
+        Some(i % 2 == 0),
+    );
+    if echoed != expected || found.len() != 5 {
+        bail!("echo {i} gave {found}");
+    }
+    Ok(())
+}
 
 fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
     match e.kind.as_ref() {
@@ -343,11 +410,21 @@ impl Store for MongoStore {
             SelectLargeBytes | SelectPreparedLargeBytes => {
                 "find_one of a document holding 10 kB of binary"
             }
-            _ => return None,
+            PreparedQueryRowParam => {
+                "aggregate: $match the fixed small document, $replaceRoot { v: <iteration> }"
+            }
+            EchoMixed5 => {
+                "aggregate: $match, $replaceRoot with 5 values: Int64, String, DateTime, Double, \
+                 Boolean"
+            }
+            SelectLargeRaw | SelectPreparedLargeRaw => {
+                "find_one of the 10 kB binary document as raw BSON, bytes borrowed (no Document)"
+            }
+            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => return None,
         })
     }
 
-    async fn driver(&mut self, test: DriverTest, _i: u64) -> Result<()> {
+    async fn driver(&mut self, test: DriverTest, i: u64) -> Result<()> {
         use DriverTest::*;
         if self.driver_docs.is_none() {
             let docs = self.db.collection::<Document>(DRIVER_COLLECTION);
@@ -370,9 +447,12 @@ impl Store for MongoStore {
                     Err(e) => return Err(e).context("writing the driver suite's documents"),
                 }
             }
-            self.driver_docs = Some(docs);
+            self.driver_docs = Some(DriverDocs {
+                raw: docs.clone_with_type(),
+                docs,
+            });
         }
-        let docs = self.driver_docs.as_ref().expect("written above");
+        let DriverDocs { docs, raw } = self.driver_docs.as_ref().expect("written above");
         match test {
             SimpleExec | PreparedExec => {
                 self.db.run_command(doc! { "ping": 1 }).await?;
@@ -399,6 +479,27 @@ impl Store for MongoStore {
                     .await?
                     .context("no document")?;
                 check_large(found.get_binary_generic("b")?)?;
+            }
+            PreparedQueryRowParam => {
+                let i = i64::try_from(i)?;
+                let mut cursor = docs.aggregate(param_pipeline(i)).await?;
+                let found = cursor.try_next().await?.context("no document")?;
+                if found.get_i64("v") != Ok(i) || found.len() != 1 {
+                    bail!("echo {i} gave {found}");
+                }
+            }
+            EchoMixed5 => {
+                let i = i64::try_from(i)?;
+                let mut cursor = docs.aggregate(echo_pipeline(i)).await?;
+                let found = cursor.try_next().await?.context("no document")?;
+                check_echo(&found, i)?;
+            }
+            SelectLargeRaw | SelectPreparedLargeRaw => {
+                let found = raw
+                    .find_one(doc! { "_id": "large" })
+                    .await?
+                    .context("no document")?;
+                check_large(found.get_binary("b")?.bytes)?;
             }
             other => bail!("{} is not applicable to mongodb", other.name()),
         }
@@ -509,6 +610,44 @@ mod tests {
             ("replica set", Some("rs0".into()))
         );
         assert_eq!(topology(&doc! { "msg": "isdbgrid" }).0, "sharded cluster");
+    }
+
+    #[test]
+    fn echoes_are_checked_value_and_type() {
+        assert_eq!(
+            param_pipeline(7),
+            [
+                doc! { "$match": { "_id": "one" } },
+                doc! { "$replaceRoot": { "newRoot": { "v": 7_i64 } } }
+            ]
+        );
+        // What a server answers for echo_pipeline(i): the values themselves.
+        let answer = echo_values;
+        assert_eq!(
+            echo_pipeline(3)[1],
+            doc! { "$replaceRoot": { "newRoot": echo_values(3) } }
+        );
+        assert!(check_echo(&answer(5), 5).is_ok());
+        assert!(check_echo(&answer(4), 4).is_ok());
+        assert!(
+            check_echo(&answer(5), 6).is_err(),
+            "another iteration's answer"
+        );
+        let mut int32 = answer(5);
+        int32.insert("i", 5_i32);
+        assert!(check_echo(&int32, 5).is_err(), "Int32 is not Int64");
+        let mut text_date = answer(5);
+        text_date.insert("t", "2023-11-14");
+        assert!(check_echo(&text_date, 5).is_err(), "a string is not a date");
+        let mut missing = answer(5);
+        missing.remove("b");
+        assert!(check_echo(&missing, 5).is_err());
+        let mut more = answer(5);
+        more.insert("_id", "one");
+        assert!(
+            check_echo(&more, 5).is_err(),
+            "the stored document came back too"
+        );
     }
 
     #[test]
