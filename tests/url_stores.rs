@@ -19,6 +19,7 @@ use dbcompare::report::model::StoreResult;
 use dbcompare::store::{Durability, Store, StoreKind};
 use dbcompare::suite::classic::Connect;
 use dbcompare::suite::driver::DriverTest;
+use dbcompare::suite::pool::{self, PoolPlan, PoolSizes};
 
 fn url(kind: StoreKind) -> String {
     std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()))
@@ -84,6 +85,69 @@ async fn driver_suite_on<C: Connect>(
         .find(|p| p.size.name == "PreparedQueryConcurrent16")
         .unwrap_or_else(|| panic!("{name}: no PreparedQueryConcurrent16"));
     assert_eq!(concurrent.concurrency, 16, "{name}");
+    result
+}
+
+/// The pool suite at these sizes (Concurrent Queries and Connection Pool at 4 and 50 at
+/// once): `applicable` says whether the store has it at all. Every test is measured with
+/// zero errors (every answer is compared with the rows loaded).
+async fn pool_suite_on<C: Connect>(
+    connect: &C,
+    name: &str,
+    sizes: PoolSizes,
+    applicable: bool,
+) -> StoreResult {
+    let plan = PoolPlan {
+        seed: 5,
+        warmup_runs: 0,
+        runs: 1,
+        concurrency: vec![4, 50],
+    };
+    let mut result = StoreResult::new(name);
+    pool::run_sized(
+        connect,
+        &plan,
+        sizes,
+        &mut result,
+        &mut dbcompare::suite::Silent,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    if !applicable {
+        assert!(result.phases.is_empty(), "{name}");
+        assert_eq!(
+            result.not_applicable.len(),
+            pool::PoolTest::ALL.len(),
+            "{name}"
+        );
+        return result;
+    }
+    assert!(
+        result.not_applicable.is_empty(),
+        "{name}: {:?}",
+        result.not_applicable
+    );
+    let measured: Vec<(&str, u32, u64)> = result
+        .phases
+        .iter()
+        .map(|p| (p.size.name.as_str(), p.concurrency, p.ops))
+        .collect();
+    assert_eq!(
+        measured,
+        [
+            ("LargeResultSet", 1, 1),
+            ("ConcurrentQueries", 4, 4),
+            ("ConcurrentQueries", 50, 50),
+            ("ConnectionPool", 4, u64::from(pool::POOL_QUERIES)),
+            ("ConnectionPool", 50, u64::from(pool::POOL_QUERIES)),
+            ("BatchInsert", 1, u64::from(sizes.batch_rows))
+        ],
+        "{name}"
+    );
+    for p in &result.phases {
+        assert_eq!(p.errors, 0, "{name} {}", p.size.name);
+        assert!(p.operation.is_some(), "{name} {}", p.size.name);
+    }
     result
 }
 
@@ -335,6 +399,77 @@ mod mongodb_adapter_on_jongodb {
             .await
             .unwrap_err();
         assert!(format!("{e:#}").contains("got 3 bytes"), "{e:#}");
+    }
+
+    /// The pool suite, every test measured, every answer compared with the rows loaded. At
+    /// 2,000 documents: jongodb scans every document on each insert and lookup, so the
+    /// seed's 100,000 would take minutes.
+    #[tokio::test]
+    async fn pool_suite() {
+        let server = jongodb("pool");
+        let connect = || async {
+            Ok(
+                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
+                    .await,
+            )
+        };
+        let sizes = PoolSizes {
+            rows: 2_000,
+            large_result: 660,
+            batch_rows: 1_000,
+        };
+        let result = pool_suite_on(&connect, "mongodb on jongodb", sizes, true).await;
+        let batch = result.phases.last().and_then(|p| p.operation.clone());
+        assert_eq!(
+            batch.as_deref(),
+            Some("insert_many of the whole batch, ordered (no transaction)")
+        );
+        let large = result.phases[0].operation.clone().unwrap_or_default();
+        assert!(large.contains("Decimal128"), "{large}");
+    }
+
+    /// The pool suite's store methods one by one, with the batch in a session transaction.
+    #[tokio::test]
+    async fn pool_methods_with_transactions() {
+        let server = jongodb("pool_methods");
+        let mut store = common::connect_with(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+            dbcompare::store::mongodb::Transactions::Always,
+        )
+        .await;
+        assert_eq!(
+            store.pool_operation(pool::PoolTest::BatchInsert),
+            Some("insert_many of the whole batch, ordered, in one session transaction")
+        );
+        // Loaded out of order: the Large Result Set must sort.
+        let mut rows = pool::rows(9, 300, 1);
+        rows.reverse();
+        store.pool_load(&rows).await.unwrap();
+        rows.reverse();
+        let large = store.pool_large(120).await.unwrap();
+        assert_eq!(large, rows[..120]);
+        assert_eq!(store.pool_point(7).await.unwrap().as_ref(), Some(&rows[6]));
+        assert_eq!(store.pool_point(301).await.unwrap(), None);
+        let with_no_data = rows.iter().find(|r| r.data.is_none()).unwrap();
+        assert_eq!(
+            store.pool_point(with_no_data.id).await.unwrap().as_ref(),
+            Some(with_no_data)
+        );
+
+        assert_eq!(store.pool_batch_count().await.unwrap(), 0);
+        let batch = pool::rows(10, 1_000, 1);
+        store.pool_batch_insert(&batch).await.unwrap();
+        assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
+        // _id is the row's id: the same rows again are refused, and nothing is added.
+        assert!(store.pool_batch_insert(&batch[..10]).await.is_err());
+        assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
+        store.pool_batch_reset().await.unwrap();
+        assert_eq!(store.pool_batch_count().await.unwrap(), 0);
+        store.pool_batch_insert(&batch).await.unwrap();
+        assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
     }
 
     #[tokio::test]
