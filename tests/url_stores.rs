@@ -151,8 +151,31 @@ async fn pool_suite_on<C: Connect>(
     result
 }
 
+/// The driver suite on the server at the store's URL.
+async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str]>) {
+    let connect =
+        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
+    driver_suite_on(&connect, kind.name(), not_applicable).await;
+}
+
+/// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
+async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
+    let connect =
+        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
+    pool_suite_on(&connect, kind.name(), PoolSizes::SEED, applicable).await;
+}
+
 macro_rules! real_server_tests {
-    ($module:ident, $kind:expr, $cfg:ident, $why:literal, $durable:expr, $relaxed:expr) => {
+    (
+        $module:ident,
+        $kind:expr,
+        $cfg:ident,
+        $why:literal,
+        $durable:expr,
+        $relaxed:expr,
+        driver_not_applicable: $driver_na:expr,
+        pool: $pool:expr
+    ) => {
         mod $module {
             use super::*;
 
@@ -173,6 +196,18 @@ macro_rules! real_server_tests {
             async fn durability_settings_are_read_back() {
                 real_server_durability($kind, $durable, $relaxed).await;
             }
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn driver_suite_at_a_tiny_scale() {
+                real_server_driver_suite($kind, $driver_na).await;
+            }
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn pool_suite() {
+                real_server_pool_suite($kind, $pool).await;
+            }
         }
     };
 }
@@ -183,7 +218,9 @@ real_server_tests!(
     mongodb_url,
     "NOT RUN: no MongoDB server here; set DBCOMPARE_MONGODB_URL=mongodb://host:27017/dbcompare",
     &[("write_concern", "w:1, j:true")],
-    &[("write_concern", "w:1, j:false")]
+    &[("write_concern", "w:1, j:false")],
+    driver_not_applicable: Some(&[]),
+    pool: true
 );
 real_server_tests!(
     aerospike,
@@ -191,7 +228,9 @@ real_server_tests!(
     aerospike_url,
     "NOT RUN: no Aerospike server here; set DBCOMPARE_AEROSPIKE_URL=aerospike://host:3000/namespace",
     &[],
-    &[]
+    &[],
+    driver_not_applicable: None,
+    pool: false
 );
 real_server_tests!(
     couchbase,
@@ -199,7 +238,9 @@ real_server_tests!(
     couchbase_url,
     "NOT RUN: no Couchbase server here; set DBCOMPARE_COUCHBASE_URL=couchbase://user:pass@host/bucket",
     &[("durability_level", "majorityAndPersistToActive")],
-    &[("durability_level", "none")]
+    &[("durability_level", "none")],
+    driver_not_applicable: None,
+    pool: false
 );
 
 /// A running jongodb, stopped on drop.
@@ -403,7 +444,7 @@ mod mongodb_adapter_on_jongodb {
 
     /// The pool suite, every test measured, every answer compared with the rows loaded. At
     /// 2,000 documents: jongodb scans every document on each insert and lookup, so the
-    /// seed's 100,000 would take minutes.
+    /// seed's 100,000 would take minutes (the real-server test runs the seed's sizes).
     #[tokio::test]
     async fn pool_suite() {
         let server = jongodb("pool");
