@@ -15,7 +15,11 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+use dbcompare::report::model::StoreResult;
 use dbcompare::store::{Durability, Store, StoreKind};
+use dbcompare::suite::classic::Connect;
+use dbcompare::suite::driver::DriverTest;
+use dbcompare::suite::pool::{self, PoolPlan, PoolSizes};
 
 fn url(kind: StoreKind) -> String {
     std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()))
@@ -60,8 +64,118 @@ async fn real_server_durability(
     }
 }
 
+/// The driver suite at a tiny scale; `not_applicable` lists the tests the store has no
+/// operation for (`None`: it has none at all).
+async fn driver_suite_on<C: Connect>(
+    connect: &C,
+    name: &str,
+    not_applicable: Option<&[&str]>,
+) -> StoreResult {
+    let result = common::driver_tiny(connect, name).await;
+    match not_applicable {
+        Some(expected) => assert_eq!(result.not_applicable, expected, "{name}"),
+        None => {
+            assert!(result.phases.is_empty(), "{name}");
+            return result;
+        }
+    }
+    let concurrent = result
+        .phases
+        .iter()
+        .find(|p| p.size.name == "PreparedQueryConcurrent16")
+        .unwrap_or_else(|| panic!("{name}: no PreparedQueryConcurrent16"));
+    assert_eq!(concurrent.concurrency, 16, "{name}");
+    result
+}
+
+/// The pool suite at these sizes (Concurrent Queries and Connection Pool at 4 and 50 at
+/// once): `applicable` says whether the store has it at all. Every test is measured with
+/// zero errors (every answer is compared with the rows loaded).
+async fn pool_suite_on<C: Connect>(
+    connect: &C,
+    name: &str,
+    sizes: PoolSizes,
+    applicable: bool,
+) -> StoreResult {
+    let plan = PoolPlan {
+        seed: 5,
+        warmup_runs: 0,
+        runs: 1,
+        concurrency: vec![4, 50],
+    };
+    let mut result = StoreResult::new(name);
+    pool::run_sized(
+        connect,
+        &plan,
+        sizes,
+        &mut result,
+        &mut dbcompare::suite::Silent,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    if !applicable {
+        assert!(result.phases.is_empty(), "{name}");
+        assert_eq!(
+            result.not_applicable.len(),
+            pool::PoolTest::ALL.len(),
+            "{name}"
+        );
+        return result;
+    }
+    assert!(
+        result.not_applicable.is_empty(),
+        "{name}: {:?}",
+        result.not_applicable
+    );
+    let measured: Vec<(&str, u32, u64)> = result
+        .phases
+        .iter()
+        .map(|p| (p.size.name.as_str(), p.concurrency, p.ops))
+        .collect();
+    assert_eq!(
+        measured,
+        [
+            ("LargeResultSet", 1, 1),
+            ("ConcurrentQueries", 4, 4),
+            ("ConcurrentQueries", 50, 50),
+            ("ConnectionPool", 4, u64::from(pool::POOL_QUERIES)),
+            ("ConnectionPool", 50, u64::from(pool::POOL_QUERIES)),
+            ("BatchInsert", 1, u64::from(sizes.batch_rows))
+        ],
+        "{name}"
+    );
+    for p in &result.phases {
+        assert_eq!(p.errors, 0, "{name} {}", p.size.name);
+        assert!(p.operation.is_some(), "{name} {}", p.size.name);
+    }
+    result
+}
+
+/// The driver suite on the server at the store's URL.
+async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str]>) {
+    let connect =
+        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
+    driver_suite_on(&connect, kind.name(), not_applicable).await;
+}
+
+/// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
+async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
+    let connect =
+        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
+    pool_suite_on(&connect, kind.name(), PoolSizes::SEED, applicable).await;
+}
+
 macro_rules! real_server_tests {
-    ($module:ident, $kind:expr, $cfg:ident, $why:literal, $durable:expr, $relaxed:expr) => {
+    (
+        $module:ident,
+        $kind:expr,
+        $cfg:ident,
+        $why:literal,
+        $durable:expr,
+        $relaxed:expr,
+        driver_not_applicable: $driver_na:expr,
+        pool: $pool:expr
+    ) => {
         mod $module {
             use super::*;
 
@@ -82,6 +196,18 @@ macro_rules! real_server_tests {
             async fn durability_settings_are_read_back() {
                 real_server_durability($kind, $durable, $relaxed).await;
             }
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn driver_suite_at_a_tiny_scale() {
+                real_server_driver_suite($kind, $driver_na).await;
+            }
+
+            #[tokio::test]
+            #[cfg_attr(not($cfg), ignore = $why)]
+            async fn pool_suite() {
+                real_server_pool_suite($kind, $pool).await;
+            }
         }
     };
 }
@@ -92,7 +218,9 @@ real_server_tests!(
     mongodb_url,
     "NOT RUN: no MongoDB server here; set DBCOMPARE_MONGODB_URL=mongodb://host:27017/dbcompare",
     &[("write_concern", "w:1, j:true")],
-    &[("write_concern", "w:1, j:false")]
+    &[("write_concern", "w:1, j:false")],
+    driver_not_applicable: Some(&[]),
+    pool: true
 );
 real_server_tests!(
     aerospike,
@@ -100,7 +228,9 @@ real_server_tests!(
     aerospike_url,
     "NOT RUN: no Aerospike server here; set DBCOMPARE_AEROSPIKE_URL=aerospike://host:3000/namespace",
     &[],
-    &[]
+    &[],
+    driver_not_applicable: None,
+    pool: false
 );
 real_server_tests!(
     couchbase,
@@ -108,7 +238,9 @@ real_server_tests!(
     couchbase_url,
     "NOT RUN: no Couchbase server here; set DBCOMPARE_COUCHBASE_URL=couchbase://user:pass@host/bucket",
     &[("durability_level", "majorityAndPersistToActive")],
-    &[("durability_level", "none")]
+    &[("durability_level", "none")],
+    driver_not_applicable: None,
+    pool: false
 );
 
 /// A running jongodb, stopped on drop.
@@ -161,6 +293,9 @@ fn jongodb(database: &str) -> Jongodb {
 }
 
 mod mongodb_adapter_on_jongodb {
+    use ::mongodb::bson::spec::BinarySubtype;
+    use ::mongodb::bson::{Binary, Document, doc};
+
     use super::*;
 
     #[tokio::test]
@@ -240,7 +375,8 @@ mod mongodb_adapter_on_jongodb {
         common::round_trip(&mut store, "mongodb on jongodb, transactions", true).await;
     }
 
-    /// The driver suite's native equivalents (ping, find_one of fixed documents).
+    /// The driver suite's native equivalents (ping, find_one of fixed documents, aggregate
+    /// echoes, raw BSON): every test runs, every answer checked.
     #[tokio::test]
     async fn driver_suite() {
         let server = jongodb("driver");
@@ -250,16 +386,131 @@ mod mongodb_adapter_on_jongodb {
                     .await,
             )
         };
-        let result = common::driver_tiny(&connect, "mongodb on jongodb").await;
+        let result = driver_suite_on(&connect, "mongodb on jongodb", Some(&[])).await;
+        let operation = |test: DriverTest| {
+            let phase = result
+                .phases
+                .iter()
+                .find(|p| p.size.name == test.name())
+                .unwrap_or_else(|| panic!("{} did not run", test.name()));
+            assert!(phase.ops > 0, "{}", test.name());
+            phase.operation.clone().unwrap_or_default()
+        };
+        assert!(operation(DriverTest::PreparedQueryRowParam).contains("<iteration>"));
+        assert!(operation(DriverTest::EchoMixed5).contains("DateTime"));
+        for raw in [
+            DriverTest::SelectLargeRaw,
+            DriverTest::SelectPreparedLargeRaw,
+        ] {
+            assert!(operation(raw).contains("raw BSON"));
+        }
+    }
+
+    /// The echoes answer each iteration with its own values, and the raw read checks what
+    /// the server holds: a large binary shortened by another client fails it.
+    #[tokio::test]
+    async fn driver_answers_are_checked() {
+        let server = jongodb("driver_checked");
+        let mut store =
+            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
+        store.reset().await.unwrap();
+        for i in [0, 1, 2, 12_345] {
+            store
+                .driver(DriverTest::PreparedQueryRowParam, i)
+                .await
+                .unwrap();
+            store.driver(DriverTest::EchoMixed5, i).await.unwrap();
+        }
+        store.driver(DriverTest::SelectLargeRaw, 0).await.unwrap();
+        // Another client shortens the large binary: the raw read must see it.
+        let short = Binary {
+            subtype: BinarySubtype::Generic,
+            bytes: b"AAA".to_vec(),
+        };
+        ::mongodb::Client::with_uri_str(&server.url)
+            .await
+            .unwrap()
+            .database("driver_checked")
+            .collection::<Document>("dbcompare_driver")
+            .update_one(doc! { "_id": "large" }, doc! { "$set": { "b": short } })
+            .await
+            .unwrap();
+        let e = store
+            .driver(DriverTest::SelectLargeRaw, 0)
+            .await
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("got 3 bytes"), "{e:#}");
+    }
+
+    /// The pool suite, every test measured, every answer compared with the rows loaded. At
+    /// 2,000 documents: jongodb scans every document on each insert and lookup, so the
+    /// seed's 100,000 would take minutes (the real-server test runs the seed's sizes).
+    #[tokio::test]
+    async fn pool_suite() {
+        let server = jongodb("pool");
+        let connect = || async {
+            Ok(
+                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
+                    .await,
+            )
+        };
+        let sizes = PoolSizes {
+            rows: 2_000,
+            large_result: 660,
+            batch_rows: 1_000,
+        };
+        let result = pool_suite_on(&connect, "mongodb on jongodb", sizes, true).await;
+        let batch = result.phases.last().and_then(|p| p.operation.clone());
         assert_eq!(
-            result.not_applicable,
-            [
-                "PreparedQueryRowParam",
-                "EchoMixed5",
-                "SelectLargeRaw",
-                "SelectPreparedLargeRaw"
-            ]
+            batch.as_deref(),
+            Some("insert_many of the whole batch, ordered (no transaction)")
         );
+        let large = result.phases[0].operation.clone().unwrap_or_default();
+        assert!(large.contains("Decimal128"), "{large}");
+    }
+
+    /// The pool suite's store methods one by one, with the batch in a session transaction.
+    #[tokio::test]
+    async fn pool_methods_with_transactions() {
+        let server = jongodb("pool_methods");
+        let mut store = common::connect_with(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+            dbcompare::store::mongodb::Transactions::Always,
+        )
+        .await;
+        assert_eq!(
+            store.pool_operation(pool::PoolTest::BatchInsert),
+            Some("insert_many of the whole batch, ordered, in one session transaction")
+        );
+        // Loaded out of order: the Large Result Set must sort.
+        let mut rows = pool::rows(9, 300, 1);
+        rows.reverse();
+        store.pool_load(&rows).await.unwrap();
+        rows.reverse();
+        let large = store.pool_large(120).await.unwrap();
+        assert_eq!(large, rows[..120]);
+        assert_eq!(store.pool_point(7).await.unwrap().as_ref(), Some(&rows[6]));
+        assert_eq!(store.pool_point(301).await.unwrap(), None);
+        let with_no_data = rows.iter().find(|r| r.data.is_none()).unwrap();
+        assert_eq!(
+            store.pool_point(with_no_data.id).await.unwrap().as_ref(),
+            Some(with_no_data)
+        );
+
+        assert_eq!(store.pool_batch_count().await.unwrap(), 0);
+        let batch = pool::rows(10, 1_000, 1);
+        store.pool_batch_insert(&batch).await.unwrap();
+        assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
+        // _id is the row's id: the same rows again are refused, and nothing is added.
+        assert!(store.pool_batch_insert(&batch[..10]).await.is_err());
+        assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
+        store.pool_batch_reset().await.unwrap();
+        assert_eq!(store.pool_batch_count().await.unwrap(), 0);
+        store.pool_batch_insert(&batch).await.unwrap();
+        assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
     }
 
     #[tokio::test]

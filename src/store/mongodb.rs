@@ -3,22 +3,30 @@
 //! session transaction on a replica set or sharded cluster, otherwise a single-document
 //! atomic write (reported as such); write concern `w:1, j:true` (durable) or `j:false`
 //! (relaxed); find_one by unique_id, every field decoded.
+//!
+//! The driver suite runs the nearest native operations (ping, find_one of fixed documents,
+//! aggregate `$replaceRoot` for the echoes, raw BSON for the Raw tests); the pool suite keeps
+//! the asyncmy seed's table as the `benchmark_data` collection (`_id` = id, BSON dates,
+//! score as Decimal128), loaded and batch-inserted with insert_many.
 
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, bail};
-use chrono::{TimeZone, Utc};
-use mongodb::bson::{self, Document, doc};
+use chrono::{NaiveDateTime, TimeZone, Utc};
+use futures::TryStreamExt;
+use mongodb::bson::{self, Decimal128, Document, RawDocumentBuf, doc};
 use mongodb::options::{
     Acknowledgment, ClientOptions, CollectionOptions, IndexOptions, WriteConcern,
 };
 use mongodb::{Client, ClientSession, Collection, Database, IndexModel};
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl, TABLE};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
+use crate::suite::pool::{BenchRow, PoolTest};
 
 pub const SCHEMES: &[&str] = &["mongodb", "mongodb+srv"];
 
@@ -141,6 +149,114 @@ fn topology(hello: &Document) -> (&'static str, Option<String>) {
     }
 }
 
+/// The pool suite's collections (the asyncmy seed's tables).
+const POOL_DATA: &str = "benchmark_data";
+const POOL_BATCH: &str = "benchmark_batch";
+
+/// Documents per insert_many while loading `benchmark_data` (ordered, outside the timings).
+const LOAD_CHUNK: usize = 10_000;
+
+/// A `benchmark_data` row as stored: `_id` is the id, the timestamps are BSON dates (the
+/// rows' naive times taken as UTC), the score a Decimal128 (exact: it goes through the
+/// decimal's text), `data` absent when there is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchDoc {
+    #[serde(rename = "_id")]
+    pub id: i32,
+    pub user_id: i32,
+    pub username: String,
+    pub email: String,
+    pub created_at: bson::DateTime,
+    pub updated_at: bson::DateTime,
+    pub score: Decimal128,
+    pub is_active: bool,
+    /// Absent (or null) for no data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+}
+
+/// A naive time (taken as UTC) as a BSON date.
+fn bson_date(t: NaiveDateTime) -> bson::DateTime {
+    bson::DateTime::from_millis(t.and_utc().timestamp_millis())
+}
+
+/// A BSON date as the naive UTC time it was written from.
+fn naive_utc(t: bson::DateTime) -> Result<NaiveDateTime> {
+    chrono::DateTime::from_timestamp_millis(t.timestamp_millis())
+        .map(|d| d.naive_utc())
+        .with_context(|| format!("date {t} out of range"))
+}
+
+/// A decimal as a Decimal128 with the same digits and scale (`123.40` stays `123.40`).
+pub fn decimal128(d: Decimal) -> Result<Decimal128> {
+    d.to_string()
+        .parse()
+        .with_context(|| format!("{d} as a Decimal128"))
+}
+
+/// A Decimal128 as a decimal, refused if it does not fit exactly.
+pub fn decimal(d: Decimal128) -> Result<Decimal> {
+    let text = d.to_string();
+    Decimal::from_str_exact(&text).with_context(|| format!("Decimal128 {text} as a decimal"))
+}
+
+impl TryFrom<&BenchRow> for BenchDoc {
+    type Error = anyhow::Error;
+
+    fn try_from(r: &BenchRow) -> Result<Self> {
+        Ok(BenchDoc {
+            id: r.id,
+            user_id: r.user_id,
+            username: r.username.clone(),
+            email: r.email.clone(),
+            created_at: bson_date(r.created_at),
+            updated_at: bson_date(r.updated_at),
+            score: decimal128(r.score)?,
+            is_active: r.is_active,
+            data: r.data.clone(),
+        })
+    }
+}
+
+impl TryFrom<BenchDoc> for BenchRow {
+    type Error = anyhow::Error;
+
+    fn try_from(d: BenchDoc) -> Result<Self> {
+        Ok(BenchRow {
+            id: d.id,
+            user_id: d.user_id,
+            username: d.username,
+            email: d.email,
+            created_at: naive_utc(d.created_at)?,
+            updated_at: naive_utc(d.updated_at)?,
+            score: decimal(d.score)?,
+            is_active: d.is_active,
+            data: d.data,
+        })
+    }
+}
+
+/// The pool suite's indexes (the seed's idx_user_id and idx_created_at; `_id` is the key).
+pub fn pool_index_models() -> Vec<IndexModel> {
+    let named = |name: &str| IndexOptions::builder().name(name.to_string()).build();
+    vec![
+        IndexModel::builder()
+            .keys(doc! { "user_id": 1 })
+            .options(named("idx_user_id"))
+            .build(),
+        IndexModel::builder()
+            .keys(doc! { "created_at": 1 })
+            .options(named("idx_created_at"))
+            .build(),
+    ]
+}
+
+/// The Large Result Set filter: `_id <= max_id`.
+pub fn pool_range_filter(max_id: u32) -> Result<Document> {
+    let max_id = i32::try_from(max_id).with_context(|| format!("id {max_id} beyond int32"))?;
+    Ok(doc! { "_id": { "$lte": max_id } })
+}
+
 pub struct MongoStore {
     client: Client,
     db: Database,
@@ -150,11 +266,77 @@ pub struct MongoStore {
     session: Option<ClientSession>,
     topology: String,
     /// The driver suite's fixed documents, once written.
-    driver_docs: Option<Collection<Document>>,
+    driver_docs: Option<DriverDocs>,
+    /// The pool suite's collections, with the store's write concern.
+    pool_data: Collection<BenchDoc>,
+    pool_batch: Collection<BenchDoc>,
 }
 
 /// The driver suite's collection: a small document and one with 10 kB values.
 const DRIVER_COLLECTION: &str = "dbcompare_driver";
+
+/// The driver suite's collection, decoded as documents or left as raw BSON.
+struct DriverDocs {
+    docs: Collection<Document>,
+    raw: Collection<RawDocumentBuf>,
+}
+
+/// The date EchoMixed5 sends: this many milliseconds after the epoch, plus the iteration.
+const ECHO_DATE_MILLIS: i64 = 1_700_000_000_000;
+
+/// The pipeline PreparedQueryRowParam sends: the fixed small document replaced by the
+/// iteration, an Int64. An aggregate rather than find_one with a `$literal` projection,
+/// and plain values rather than `$literal`: MongoDB takes the values of a `$replaceRoot`
+/// document as constants (none is a `$` string or a document), and so does jongodb, which
+/// ignores find projections and copies expression operators unevaluated.
+pub fn param_pipeline(i: i64) -> Vec<Document> {
+    echo_pipeline_of(doc! { "v": i })
+}
+
+/// The five values EchoMixed5 sends, of mixed BSON types.
+pub fn echo_values(i: i64) -> Document {
+    doc! {
+        "i": i,
+        "s": "abc",
+        "t": bson::DateTime::from_millis(ECHO_DATE_MILLIS + i),
+        "f": 1.024_f64,
+        "b": i % 2 == 0,
+    }
+}
+
+/// The pipeline EchoMixed5 sends.
+pub fn echo_pipeline(i: i64) -> Vec<Document> {
+    echo_pipeline_of(echo_values(i))
+}
+
+fn echo_pipeline_of(values: Document) -> Vec<Document> {
+    vec![
+        doc! { "$match": { "_id": "one" } },
+        doc! { "$replaceRoot": { "newRoot": values } },
+    ]
+}
+
+/// Checks an EchoMixed5 answer: each value decoded with its own BSON type.
+pub fn check_echo(found: &Document, i: i64) -> Result<()> {
+    let echoed = (
+        found.get_i64("i").ok(),
+        found.get_str("s").ok(),
+        found.get_datetime("t").ok().map(|t| t.timestamp_millis()),
+        found.get_f64("f").ok(),
+        found.get_bool("b").ok(),
+    );
+    let expected = (
+        Some(i),
+        Some("abc"),
+        Some(ECHO_DATE_MILLIS + i),
+        Some(1.024),
+        Some(i % 2 == 0),
+    );
+    if echoed != expected || found.len() != 5 {
+        bail!("echo {i} gave {found}");
+    }
+    Ok(())
+}
 
 fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
     match e.kind.as_ref() {
@@ -193,12 +375,14 @@ impl MongoStore {
             true => Some(client.start_session().await?),
             false => None,
         };
-        let records = db.collection_with_options::<Doc>(
-            TABLE,
+        let with_write_concern = || {
             CollectionOptions::builder()
                 .write_concern(write_concern(spec.durability))
-                .build(),
-        );
+                .build()
+        };
+        let records = db.collection_with_options::<Doc>(TABLE, with_write_concern());
+        let pool_data = db.collection_with_options::<BenchDoc>(POOL_DATA, with_write_concern());
+        let pool_batch = db.collection_with_options::<BenchDoc>(POOL_BATCH, with_write_concern());
         Ok(MongoStore {
             client,
             db,
@@ -206,6 +390,8 @@ impl MongoStore {
             durability: spec.durability,
             session,
             driver_docs: None,
+            pool_data,
+            pool_batch,
             topology: match set {
                 Some(set) => format!("{kind} {set}"),
                 None => kind.to_string(),
@@ -220,6 +406,54 @@ impl MongoStore {
             Err(e) if is_command_not_found(&e) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// insert_many of `rows` into `benchmark_batch` (ordered): inside a session transaction
+    /// when the store runs its inserts in one, otherwise with the collection's write concern.
+    async fn insert_batch(&mut self, rows: &[BenchRow]) -> Result<()> {
+        let docs = rows
+            .iter()
+            .map(BenchDoc::try_from)
+            .collect::<Result<Vec<_>>>()?;
+        match &mut self.session {
+            Some(session) => {
+                session
+                    .start_transaction()
+                    .write_concern(write_concern(self.durability))
+                    .await?;
+                let inserted = self
+                    .pool_batch
+                    .insert_many(&docs)
+                    .ordered(true)
+                    .session(&mut *session)
+                    .await;
+                if let Err(e) = inserted {
+                    let _ = session.abort_transaction().await;
+                    return Err(e.into());
+                }
+                session.commit_transaction().await?;
+            }
+            None => {
+                self.pool_batch.insert_many(&docs).ordered(true).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Drops a collection; on servers without `drop` (for example in-memory test servers),
+/// empties it instead.
+async fn drop_or_empty<T: Send + Sync>(collection: &Collection<T>) -> Result<()> {
+    match collection.drop().await {
+        Ok(()) => Ok(()),
+        Err(e) if is_command_not_found(&e) => {
+            collection
+                .delete_many(doc! {})
+                .await
+                .with_context(|| format!("emptying {}", collection.name()))?;
+            Ok(())
+        }
+        Err(e) => Err(e).with_context(|| format!("dropping {}", collection.name())),
     }
 }
 
@@ -291,14 +525,7 @@ impl Store for MongoStore {
     }
 
     async fn reset(&mut self) -> Result<()> {
-        match self.records.drop().await {
-            Ok(()) => {}
-            // Servers without `drop` (for example in-memory test servers): empty it instead.
-            Err(e) if is_command_not_found(&e) => {
-                self.records.delete_many(doc! {}).await?;
-            }
-            Err(e) => return Err(e).context("dropping the benchmark collection"),
-        }
+        drop_or_empty(&self.records).await?;
         self.records
             .create_indexes(index_models())
             .await
@@ -343,11 +570,21 @@ impl Store for MongoStore {
             SelectLargeBytes | SelectPreparedLargeBytes => {
                 "find_one of a document holding 10 kB of binary"
             }
-            _ => return None,
+            PreparedQueryRowParam => {
+                "aggregate: $match the fixed small document, $replaceRoot { v: <iteration> }"
+            }
+            EchoMixed5 => {
+                "aggregate: $match, $replaceRoot with 5 values: Int64, String, DateTime, Double, \
+                 Boolean"
+            }
+            SelectLargeRaw | SelectPreparedLargeRaw => {
+                "find_one of the 10 kB binary document as raw BSON, bytes borrowed (no Document)"
+            }
+            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => return None,
         })
     }
 
-    async fn driver(&mut self, test: DriverTest, _i: u64) -> Result<()> {
+    async fn driver(&mut self, test: DriverTest, i: u64) -> Result<()> {
         use DriverTest::*;
         if self.driver_docs.is_none() {
             let docs = self.db.collection::<Document>(DRIVER_COLLECTION);
@@ -370,9 +607,12 @@ impl Store for MongoStore {
                     Err(e) => return Err(e).context("writing the driver suite's documents"),
                 }
             }
-            self.driver_docs = Some(docs);
+            self.driver_docs = Some(DriverDocs {
+                raw: docs.clone_with_type(),
+                docs,
+            });
         }
-        let docs = self.driver_docs.as_ref().expect("written above");
+        let DriverDocs { docs, raw } = self.driver_docs.as_ref().expect("written above");
         match test {
             SimpleExec | PreparedExec => {
                 self.db.run_command(doc! { "ping": 1 }).await?;
@@ -400,9 +640,100 @@ impl Store for MongoStore {
                     .context("no document")?;
                 check_large(found.get_binary_generic("b")?)?;
             }
+            PreparedQueryRowParam => {
+                let i = i64::try_from(i)?;
+                let mut cursor = docs.aggregate(param_pipeline(i)).await?;
+                let found = cursor.try_next().await?.context("no document")?;
+                if found.get_i64("v") != Ok(i) || found.len() != 1 {
+                    bail!("echo {i} gave {found}");
+                }
+            }
+            EchoMixed5 => {
+                let i = i64::try_from(i)?;
+                let mut cursor = docs.aggregate(echo_pipeline(i)).await?;
+                let found = cursor.try_next().await?.context("no document")?;
+                check_echo(&found, i)?;
+            }
+            SelectLargeRaw | SelectPreparedLargeRaw => {
+                let found = raw
+                    .find_one(doc! { "_id": "large" })
+                    .await?
+                    .context("no document")?;
+                check_large(found.get_binary("b")?.bytes)?;
+            }
             other => bail!("{} is not applicable to mongodb", other.name()),
         }
         Ok(())
+    }
+
+    fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
+        Some(match test {
+            PoolTest::LargeResultSet => {
+                "find { _id: { $lte: <max> } } sorted by _id, every field decoded \
+                 (BSON dates, score as Decimal128)"
+            }
+            PoolTest::ConcurrentQueries => "connect (new client) + find_one by _id, 50 at once",
+            PoolTest::ConnectionPool => "find_one by _id over a 5-20 client pool, 50 workers",
+            PoolTest::BatchInsert => match self.session {
+                Some(_) => "insert_many of the whole batch, ordered, in one session transaction",
+                None => "insert_many of the whole batch, ordered (no transaction)",
+            },
+        })
+    }
+
+    async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
+        drop_or_empty(&self.pool_data).await?;
+        self.pool_data
+            .create_indexes(pool_index_models())
+            .await
+            .context("creating the indexes of benchmark_data")?;
+        for chunk in rows.chunks(LOAD_CHUNK) {
+            let docs = chunk
+                .iter()
+                .map(BenchDoc::try_from)
+                .collect::<Result<Vec<_>>>()?;
+            self.pool_data
+                .insert_many(&docs)
+                .ordered(true)
+                .await
+                .context("loading benchmark_data")?;
+        }
+        self.pool_batch_reset().await
+    }
+
+    async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
+        let mut cursor = self
+            .pool_data
+            .find(pool_range_filter(max_id)?)
+            .sort(doc! { "_id": 1 })
+            .await?;
+        let mut rows = Vec::new();
+        while let Some(doc) = cursor.try_next().await? {
+            rows.push(BenchRow::try_from(doc)?);
+        }
+        Ok(rows)
+    }
+
+    async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
+        let found = self.pool_data.find_one(doc! { "_id": id }).await?;
+        found.map(BenchRow::try_from).transpose()
+    }
+
+    async fn pool_batch_reset(&mut self) -> Result<()> {
+        drop_or_empty(&self.pool_batch).await?;
+        self.pool_batch
+            .create_indexes(pool_index_models())
+            .await
+            .context("creating the indexes of benchmark_batch")?;
+        Ok(())
+    }
+
+    async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
+        self.insert_batch(rows).await
+    }
+
+    async fn pool_batch_count(&mut self) -> Result<u64> {
+        Ok(self.pool_batch.count_documents(doc! {}).await?)
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
@@ -509,6 +840,116 @@ mod tests {
             ("replica set", Some("rs0".into()))
         );
         assert_eq!(topology(&doc! { "msg": "isdbgrid" }).0, "sharded cluster");
+    }
+
+    #[test]
+    fn bench_rows_round_trip_exactly_through_bson() {
+        let rows = crate::suite::pool::rows(7, 10_000, 1);
+        let edges = [0, 5, 150, 10_000, 9_999_999].map(|cents| Decimal::new(cents, 2));
+        for score in rows.iter().map(|r| r.score).chain(edges) {
+            // The Decimal128 keeps the digits and the scale (`1.50`, not `1.5`).
+            let stored = decimal128(score).unwrap();
+            assert_eq!(stored.to_string(), score.to_string());
+            let back = decimal(stored).unwrap();
+            assert_eq!((back, back.scale()), (score, score.scale()));
+        }
+        for r in &rows[..2_000] {
+            let bytes = bson::to_vec(&BenchDoc::try_from(r).unwrap()).unwrap();
+            let back: BenchDoc = bson::from_slice(&bytes).unwrap();
+            assert_eq!(BenchRow::try_from(back).unwrap(), *r);
+        }
+    }
+
+    #[test]
+    fn bench_documents_carry_native_types() {
+        let rows = crate::suite::pool::rows(7, 100, 1);
+        let with_data = rows.iter().find(|r| r.data.is_some()).unwrap();
+        let doc = bson::to_document(&BenchDoc::try_from(with_data).unwrap()).unwrap();
+        assert_eq!(doc.keys().next().map(String::as_str), Some("_id"));
+        assert_eq!(doc.get_i32("_id"), Ok(with_data.id));
+        assert_eq!(doc.get_i32("user_id"), Ok(with_data.user_id));
+        assert!(matches!(
+            doc.get("created_at"),
+            Some(bson::Bson::DateTime(_))
+        ));
+        assert!(matches!(
+            doc.get("updated_at"),
+            Some(bson::Bson::DateTime(_))
+        ));
+        assert!(matches!(doc.get("score"), Some(bson::Bson::Decimal128(_))));
+        assert_eq!(doc.get_bool("is_active"), Ok(with_data.is_active));
+        assert_eq!(doc.get_str("data").ok(), with_data.data.as_deref());
+
+        let without = rows.iter().find(|r| r.data.is_none()).unwrap();
+        let doc = bson::to_document(&BenchDoc::try_from(without).unwrap()).unwrap();
+        assert!(!doc.contains_key("data"), "{doc}");
+        // A null data (written by another client) reads back as none too.
+        let mut with_null = doc.clone();
+        with_null.insert("data", bson::Bson::Null);
+        let back: BenchDoc = bson::from_document(with_null).unwrap();
+        assert_eq!(BenchRow::try_from(back).unwrap(), *without);
+    }
+
+    #[test]
+    fn decimals_that_do_not_fit_are_refused() {
+        let big: Decimal128 = "1E+40".parse().unwrap();
+        assert!(decimal(big).is_err());
+        let nan: Decimal128 = "NaN".parse().unwrap();
+        assert!(decimal(nan).is_err());
+        assert_eq!(
+            decimal(decimal128(Decimal::new(-12_340, 2)).unwrap()).unwrap(),
+            Decimal::new(-12_340, 2)
+        );
+    }
+
+    #[test]
+    fn pool_indexes_and_filters_are_the_seeds() {
+        let models = pool_index_models();
+        assert_eq!(models[0].keys, doc! { "user_id": 1 });
+        assert_eq!(models[1].keys, doc! { "created_at": 1 });
+        assert_eq!(
+            pool_range_filter(33_000).unwrap(),
+            doc! { "_id": { "$lte": 33_000_i32 } }
+        );
+        assert!(pool_range_filter(u32::MAX).is_err());
+    }
+
+    #[test]
+    fn echoes_are_checked_value_and_type() {
+        assert_eq!(
+            param_pipeline(7),
+            [
+                doc! { "$match": { "_id": "one" } },
+                doc! { "$replaceRoot": { "newRoot": { "v": 7_i64 } } }
+            ]
+        );
+        // What a server answers for echo_pipeline(i): the values themselves.
+        let answer = echo_values;
+        assert_eq!(
+            echo_pipeline(3)[1],
+            doc! { "$replaceRoot": { "newRoot": echo_values(3) } }
+        );
+        assert!(check_echo(&answer(5), 5).is_ok());
+        assert!(check_echo(&answer(4), 4).is_ok());
+        assert!(
+            check_echo(&answer(5), 6).is_err(),
+            "another iteration's answer"
+        );
+        let mut int32 = answer(5);
+        int32.insert("i", 5_i32);
+        assert!(check_echo(&int32, 5).is_err(), "Int32 is not Int64");
+        let mut text_date = answer(5);
+        text_date.insert("t", "2023-11-14");
+        assert!(check_echo(&text_date, 5).is_err(), "a string is not a date");
+        let mut missing = answer(5);
+        missing.remove("b");
+        assert!(check_echo(&missing, 5).is_err());
+        let mut more = answer(5);
+        more.insert("_id", "one");
+        assert!(
+            check_echo(&more, 5).is_err(),
+            "the stored document came back too"
+        );
     }
 
     #[test]

@@ -38,6 +38,26 @@ pub const POOL_MAX: usize = 20;
 /// Batch Insert: rows.
 pub const BATCH_ROWS: u32 = 10_000;
 
+/// The sizes the suite runs at: the seed's, or smaller ones for tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolSizes {
+    /// Rows of `benchmark_data`.
+    pub rows: u32,
+    /// Rows the Large Result Set fetches (`id <= large_result`).
+    pub large_result: u32,
+    /// Rows of a Batch Insert.
+    pub batch_rows: u32,
+}
+
+impl PoolSizes {
+    /// The seed's: 100,000 rows, 33,000 of them fetched at once, 10,000 inserted.
+    pub const SEED: PoolSizes = PoolSizes {
+        rows: ROWS,
+        large_result: LARGE_RESULT,
+        batch_rows: BATCH_ROWS,
+    };
+}
+
 /// One row of `benchmark_data`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BenchRow {
@@ -147,6 +167,21 @@ pub async fn run<C: Connect>(
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
+    run_sized(connector, plan, PoolSizes::SEED, result, observer).await
+}
+
+/// [`run`] at other sizes: the integration tests use small ones on an in-memory test server
+/// whose inserts and lookups scan every document.
+pub async fn run_sized<C: Connect>(
+    connector: &C,
+    plan: &PoolPlan,
+    sizes: PoolSizes,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    if sizes.large_result > sizes.rows || sizes.rows == 0 || sizes.batch_rows == 0 {
+        bail!("pool suite sizes out of range: {sizes:?}");
+    }
     let mut main = connector.connect().await?;
     main.reset().await?;
     result.info = Some(main.describe().await?);
@@ -160,11 +195,11 @@ pub async fn run<C: Connect>(
         }
         return Ok(());
     }
-    let table = rows(plan.seed, ROWS, 1);
+    let table = rows(plan.seed, sizes.rows, 1);
     main.pool_load(&table)
         .await
-        .context("loading benchmark_data (100,000 rows)")?;
-    let batch = rows(plan.seed ^ 0xba7c, BATCH_ROWS, 1);
+        .with_context(|| format!("loading benchmark_data ({} rows)", sizes.rows))?;
+    let batch = rows(plan.seed ^ 0xba7c, sizes.batch_rows, 1);
     let total = plan.warmup_runs + plan.runs.max(1);
     for test in PoolTest::ALL {
         let Some(operation) = main.pool_operation(test) else {
@@ -183,7 +218,9 @@ pub async fn run<C: Connect>(
                     bail!("{}: interrupted", test.name());
                 }
                 let run = match test {
-                    PoolTest::LargeResultSet => large_result_set(&mut main, &table, observer).await,
+                    PoolTest::LargeResultSet => {
+                        large_result_set(&mut main, &table, sizes.large_result, observer).await
+                    }
                     PoolTest::ConcurrentQueries => {
                         concurrent_queries(connector, &table, level, observer).await
                     }
@@ -230,10 +267,12 @@ fn phase_run(
     }
 }
 
-/// One query fetching `LARGE_RESULT` rows, every column decoded and compared.
+/// One query fetching `large_result` rows (the seed's `LARGE_RESULT`), every column decoded
+/// and compared.
 async fn large_result_set<S: Store>(
     store: &mut S,
     table: &[BenchRow],
+    large_result: u32,
     observer: &mut dyn Observer,
 ) -> Result<PhaseRun> {
     observer.phase_started(
@@ -247,10 +286,10 @@ async fn large_result_set<S: Store>(
     let mut histogram = measure::new_histogram();
     let meter = Meter::start();
     let t = Instant::now();
-    let fetched = store.pool_large(LARGE_RESULT).await?;
+    let fetched = store.pool_large(large_result).await?;
     measure::record(&mut histogram, t.elapsed());
-    if fetched.len() != LARGE_RESULT as usize {
-        bail!("fetched {} rows, not {LARGE_RESULT}", fetched.len());
+    if fetched.len() != large_result as usize {
+        bail!("fetched {} rows, not {large_result}", fetched.len());
     }
     if let Some((got, want)) = fetched.iter().zip(table).find(|(g, w)| g != w) {
         bail!("row {} differs: expected {want:?}, got {got:?}", want.id);
@@ -285,7 +324,7 @@ async fn concurrent_queries<C: Connect>(
     let meter = Meter::start();
     let mut tasks: FuturesUnordered<_> = (0..connections)
         .map(|i| async move {
-            let id = 1 + (i as i32 * 1_999) % ROWS as i32;
+            let id = 1 + (i as i32 * 1_999) % table.len() as i32;
             let t = Instant::now();
             let mut store = connector.connect().await?;
             let got = store.pool_point(id).await?;
@@ -343,7 +382,7 @@ async fn connection_pool<C: Connect>(
                 if n >= POOL_QUERIES {
                     return anyhow::Ok(histogram);
                 }
-                let id = 1 + ((n + rep * POOL_QUERIES) as i32 * 7_919) % ROWS as i32;
+                let id = 1 + ((n + rep * POOL_QUERIES) as i32 * 7_919) % table.len() as i32;
                 let t = Instant::now();
                 let _permit = pool
                     .permits
