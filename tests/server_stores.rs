@@ -212,6 +212,12 @@ async fn pool_suite_runs_every_test(kind: StoreKind) {
         "{kind}"
     );
     assert!(result.not_applicable.is_empty(), "{kind}");
+    let info = result.info.as_ref().unwrap();
+    assert!(
+        info.search_path.starts_with("per test"),
+        "the classic table's search path is not this suite's: {}",
+        info.search_path
+    );
     for p in &result.phases {
         assert_eq!(p.errors, 0, "{kind} {}", p.size.name);
         assert!(p.operation.is_some());

@@ -229,7 +229,12 @@ real_server_tests!(
     "NOT RUN: no Aerospike server here; set DBCOMPARE_AEROSPIKE_URL=aerospike://host:3000/namespace",
     &[],
     &[],
-    driver_not_applicable: None,
+    driver_not_applicable: Some(&[
+        "PreparedQueryRowParam",
+        "EchoMixed5",
+        "SelectLargeRaw",
+        "SelectPreparedLargeRaw"
+    ]),
     pool: false
 );
 real_server_tests!(
@@ -239,7 +244,7 @@ real_server_tests!(
     "NOT RUN: no Couchbase server here; set DBCOMPARE_COUCHBASE_URL=couchbase://user:pass@host/bucket",
     &[("durability_level", "majorityAndPersistToActive")],
     &[("durability_level", "none")],
-    driver_not_applicable: None,
+    driver_not_applicable: Some(&["PreparedQueryRowParam", "EchoMixed5"]),
     pool: false
 );
 

@@ -156,7 +156,7 @@ pub async fn run<C: Connect>(
 ) -> Result<()> {
     let mut connections = vec![connector.connect().await?];
     connections[0].reset().await?;
-    result.info = Some(connections[0].describe().await?);
+    result.info = Some(super::per_test_paths(connections[0].describe().await?));
     observer.store_described(result);
     for test in DriverTest::all() {
         let Some(operation) = connections[0].driver_operation(test.operation()) else {

@@ -11,7 +11,8 @@ use crate::plan::{RunPlan, Target};
 use crate::record::Size;
 use crate::report::OutputDir;
 use crate::report::model::{
-    Deployment, PhaseKind, PhaseResult, Report, RunStatus, StoreResult, StoreStatus, Tool,
+    Deployment, PhaseKind, PhaseResult, Report, RunStatus, StoreInfo, StoreResult, StoreStatus,
+    Tool,
 };
 use crate::server::{self, LocalServer};
 use crate::store::{ConnectSpec, StoreKind, StoreUrl};
@@ -212,6 +213,15 @@ fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {
         start_ms: None,
         data_dir: None,
     }
+}
+
+/// A store's description for a suite other than the classic one: its search and write
+/// paths are the classic table's, so they give way to each test's own operation.
+pub fn per_test_paths(mut info: StoreInfo) -> StoreInfo {
+    let per_test = "per test: the operation named beside each test".to_string();
+    info.search_path = per_test.clone();
+    info.write_path = per_test;
+    info
 }
 
 #[cfg(test)]

@@ -184,7 +184,7 @@ pub async fn run_sized<C: Connect>(
     }
     let mut main = connector.connect().await?;
     main.reset().await?;
-    result.info = Some(main.describe().await?);
+    result.info = Some(super::per_test_paths(main.describe().await?));
     observer.store_described(result);
     if main.pool_operation(PoolTest::LargeResultSet).is_none() {
         result
