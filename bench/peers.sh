@@ -48,9 +48,10 @@ redis_url=$(cat "$work/redis.url")
 pg_url=$(cat "$work/postgres.url")
 my_url=$(cat "$work/mysql.url")
 
-# Repetitions alternate dbcompare and the native tools (odd ones dbcompare first, even ones
-# the tools first), so a slow spell of a shared machine falls on both sides alike; the table
-# gives each side's median and the median (min-max) of the per-repetition ratios.
+# Repetitions alternate dbcompare and the native tools store by store (odd ones dbcompare
+# first, even ones the tools first), so a slow spell of a shared machine falls on both sides
+# alike; the table gives each side's median and the median (min-max) of the per-repetition
+# ratios.
 redis_port=${redis_url##*:}; redis_port=${redis_port%%/*}
 pg_port=${pg_url##*:}; pg_port=${pg_port%%/*}
 my_port=${my_url##*:}; my_port=${my_port%%/*}
@@ -59,27 +60,41 @@ sb=(sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-
   --mysql-user=root --mysql-db=dbcompare --tables=1 --table-size=100000)
 "${sb[@]}" prepare > /dev/null
 
-ours() { # $1 = repetition: the classic suite's point lookups and the pool suite
-  "$bin" run --store postgres,mysql,redis --url "postgres=$pg_url" --url "mysql=$my_url" \
-    --url "redis=$redis_url" --sizes small --searches-per-insert 10 --warmup-runs 1 --runs 1 \
-    --concurrency 1,8 --client-threads "$client_threads" --quiet --out "$work/classic-$1"
-  "$bin" run --suite pool --store mysql --url "mysql=$my_url" --warmup-runs 1 --runs 1 \
-    --client-threads "$client_threads" --quiet --out "$work/pool-$1"
+# One store at a time, so that no other server's aftermath of dbcompare's inserts
+# (checkpoints, page flushing, vacuum) falls on a measurement.
+ours() { # $1 = store (or pool), $2 = repetition
+  case $1 in
+    pool) "$bin" run --suite pool --store mysql --url "mysql=$my_url" --warmup-runs 1 --runs 1 \
+            --client-threads "$client_threads" --quiet --out "$work/pool-$2" ;;
+    *) local url_var="${1}_url"
+       [ "$1" = postgres ] && url_var=pg_url
+       [ "$1" = mysql ] && url_var=my_url
+       "$bin" run --store "$1" --url "$1=${!url_var}" --sizes small --searches-per-insert 10 \
+         --warmup-runs 1 --runs 1 --concurrency 1,8 --client-threads "$client_threads" --quiet \
+         --out "$work/$1-ours-$2" ;;
+  esac
 }
-theirs() { # $1 = repetition
+theirs() { # $1 = store (or pool), $2 = repetition
   for c in 1 8; do
-    redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$c" -n $((100000 * c)) --csv -q \
-      | awk -F'"' '/GET/ { print $4 }' > "$work/redis-$c-$1"
-    "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -S -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
-      | awk '/^tps/ { print $3; exit }' > "$work/pg-$c-$1"
-    "${sb[@]}" --threads="$c" --time="$seconds" run \
-      | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$work/my-$c-$1"
+    case $1 in
+      redis) redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$c" -n $((100000 * c)) --csv -q \
+               | awk -F'"' '/GET/ { print $4 }' > "$work/redis-$c-$2" ;;
+      postgres) "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -S -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
+                  | awk '/^tps/ { print $3; exit }' > "$work/pg-$c-$2" ;;
+      mysql) "${sb[@]}" --threads="$c" --time="$seconds" run \
+               | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$work/my-$c-$2" ;;
+    esac
   done
-  .tools/venv/bin/python bench/asyncmy_pool.py "$my_url" 1 > "$work/asyncmy-$1.json"
+  if [ "$1" = pool ]; then
+    .tools/venv/bin/python bench/asyncmy_pool.py "$my_url" 1 > "$work/asyncmy-$2.json"
+  fi
 }
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2
-  if [ $((rep % 2)) -eq 1 ]; then ours "$rep"; theirs "$rep"; else theirs "$rep"; ours "$rep"; fi
+  for what in redis postgres mysql pool; do
+    if [ $((rep % 2)) -eq 1 ]; then ours "$what" "$rep"; theirs "$what" "$rep"
+    else theirs "$what" "$rep"; ours "$what" "$rep"; fi
+  done
 done
 
 python3 - "$work" "$runs" "$client_threads" <<'PY'
@@ -89,7 +104,7 @@ reps = range(1, runs + 1)
 def load(path):
     return json.load(open(path))
 def search(rep, store, c):
-    s = next(s for s in load(f"{work}/classic-{rep}/run.json")["stores"] if s["store"] == store)
+    s = load(f"{work}/{store}-ours-{rep}/run.json")["stores"][0]
     assert s["status"] == "ok", s.get("error")
     return next(p for p in s["phases"] if p["kind"] == "search" and p["concurrency"] == c)["ops_per_s"]
 def native(name, c, rep):
@@ -102,7 +117,7 @@ def row(label, conc, ours, theirs, fmt):
     ratios = [o / t for o, t in zip(ours, theirs)]
     print(f"{label:50} {conc:>4} {fmt(statistics.median(ours)):>10} {fmt(statistics.median(theirs)):>10}"
           f" {statistics.median(ratios):>6.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
-first = load(f"{work}/classic-1/run.json")
+first = load(f"{work}/redis-ours-1/run.json")
 m = first["machine"]
 print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
       f" {runs} alternated repetitions, {threads} client thread(s)")
