@@ -115,13 +115,13 @@ def pool(rep, test):
     return next(p for p in s["phases"] if p["size"]["name"] == test)["wall_ms"] / 1000
 def row(label, conc, ours, theirs, fmt):
     ratios = [o / t for o, t in zip(ours, theirs)]
-    print(f"{label:50} {conc:>4} {fmt(statistics.median(ours)):>10} {fmt(statistics.median(theirs)):>10}"
+    print(f"{label:56} {conc:>4} {fmt(statistics.median(ours)):>10} {fmt(statistics.median(theirs)):>10}"
           f" {statistics.median(ratios):>6.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
 first = load(f"{work}/redis-ours-1/run.json")
 m = first["machine"]
 print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
       f" {runs} alternated repetitions, {threads} client thread(s)")
-print(f"{'workload':50} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
+print(f"{'workload':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 for store, tool, name in [("redis", "redis-benchmark GET -P 1", "redis"),
                           ("postgres", "pgbench -S -M prepared", "pg"),
                           ("mysql", "sysbench oltp_point_select", "my")]:
