@@ -235,7 +235,7 @@ real_server_tests!(
         "SelectLargeRaw",
         "SelectPreparedLargeRaw"
     ]),
-    pool: false
+    pool: true
 );
 real_server_tests!(
     couchbase,
