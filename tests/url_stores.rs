@@ -245,7 +245,7 @@ real_server_tests!(
     &[("durability_level", "majorityAndPersistToActive")],
     &[("durability_level", "none")],
     driver_not_applicable: Some(&["PreparedQueryRowParam", "EchoMixed5"]),
-    pool: false
+    pool: true
 );
 
 /// A running jongodb, stopped on drop.
