@@ -20,7 +20,7 @@ use super::{ConnectSpec, DiskUsage, Store, StoreUrl, TABLE, percent_decode};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
-use crate::suite::pool::{BenchRow, PoolTest};
+use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
 
 pub const SCHEMES: &[&str] = &["aerospike"];
 
@@ -160,14 +160,8 @@ pub fn row_bins(r: &BenchRow) -> Vec<Bin> {
         Bin::new("user_id", Value::from(i64::from(r.user_id))),
         Bin::new("username", Value::from(r.username.as_str())),
         Bin::new("email", Value::from(r.email.as_str())),
-        Bin::new(
-            "created_at",
-            Value::from(r.created_at.and_utc().timestamp_micros()),
-        ),
-        Bin::new(
-            "updated_at",
-            Value::from(r.updated_at.and_utc().timestamp_micros()),
-        ),
+        Bin::new("created_at", Value::from(unix_micros(r.created_at))),
+        Bin::new("updated_at", Value::from(unix_micros(r.updated_at))),
         Bin::new("score", Value::from(r.score.to_string())),
         // An integer, not a boolean bin: booleans need server 5.6 or later.
         Bin::new("is_active", Value::from(i64::from(r.is_active))),
@@ -183,11 +177,8 @@ pub fn bench_row(bins: &indexmap::IndexMap<String, Value>) -> Result<BenchRow> {
     let int32 = |name: &str| -> Result<i32> {
         i32::try_from(int(bins, name)?).with_context(|| format!("bin {name} out of range"))
     };
-    let time = |name: &str| -> Result<chrono::NaiveDateTime> {
-        chrono::DateTime::from_timestamp_micros(int(bins, name)?)
-            .map(|t| t.naive_utc())
-            .with_context(|| format!("bin {name} out of range"))
-    };
+    let time =
+        |name: &str| from_unix_micros(int(bins, name)?).with_context(|| format!("bin {name}"));
     Ok(BenchRow {
         id: int32("id")?,
         user_id: int32("user_id")?,

@@ -31,7 +31,7 @@ use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl, percent_decode}
 use crate::record::Record;
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
-use crate::suite::pool::{BenchRow, PoolTest};
+use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
 
 pub const SCHEMES: &[&str] = &["couchbase", "couchbases"];
 
@@ -158,8 +158,8 @@ impl PoolDoc {
             user_id: r.user_id,
             username: r.username.clone(),
             email: r.email.clone(),
-            created_at_us: r.created_at.and_utc().timestamp_micros(),
-            updated_at_us: r.updated_at.and_utc().timestamp_micros(),
+            created_at_us: unix_micros(r.created_at),
+            updated_at_us: unix_micros(r.updated_at),
             score: r.score.to_string(),
             is_active: r.is_active,
             data: r.data.clone(),
@@ -167,18 +167,13 @@ impl PoolDoc {
     }
 
     pub fn row(self) -> Result<BenchRow> {
-        let time = |us: i64| {
-            chrono::DateTime::from_timestamp_micros(us)
-                .map(|t| t.naive_utc())
-                .context("a time out of range")
-        };
         Ok(BenchRow {
             id: self.id,
             user_id: self.user_id,
             username: self.username,
             email: self.email,
-            created_at: time(self.created_at_us)?,
-            updated_at: time(self.updated_at_us)?,
+            created_at: from_unix_micros(self.created_at_us)?,
+            updated_at: from_unix_micros(self.updated_at_us)?,
             score: self.score.parse().context("score is not a decimal")?,
             is_active: self.is_active,
             data: self.data,

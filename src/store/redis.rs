@@ -17,7 +17,7 @@ use super::{ConnectSpec, DiskUsage, Store, StoreUrl, dir_bytes};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
-use crate::suite::pool::{BenchRow, PoolTest};
+use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
 
 pub const SCHEMES: &[&str] = &["redis"];
 
@@ -109,8 +109,8 @@ fn encode_row(r: &BenchRow) -> Result<Vec<u8>> {
         user_id: r.user_id,
         username: r.username.clone(),
         email: r.email.clone(),
-        created_at_us: r.created_at.and_utc().timestamp_micros(),
-        updated_at_us: r.updated_at.and_utc().timestamp_micros(),
+        created_at_us: unix_micros(r.created_at),
+        updated_at_us: unix_micros(r.updated_at),
         score: r.score.serialize(),
         is_active: r.is_active,
         data: r.data.clone(),
@@ -124,18 +124,13 @@ fn decode_row(bytes: &[u8]) -> Result<BenchRow> {
     if read != bytes.len() {
         bail!("{} trailing bytes after the row", bytes.len() - read);
     }
-    let time = |us: i64| {
-        chrono::DateTime::from_timestamp_micros(us)
-            .map(|t| t.naive_utc())
-            .context("a time out of range")
-    };
     Ok(BenchRow {
         id: v.id,
         user_id: v.user_id,
         username: v.username,
         email: v.email,
-        created_at: time(v.created_at_us)?,
-        updated_at: time(v.updated_at_us)?,
+        created_at: from_unix_micros(v.created_at_us)?,
+        updated_at: from_unix_micros(v.updated_at_us)?,
         score: rust_decimal::Decimal::deserialize(v.score),
         is_active: v.is_active,
         data: v.data,

@@ -99,6 +99,19 @@ impl PoolTest {
     }
 }
 
+/// A row's time as Unix microseconds (the times are naive: taken as UTC), how the stores
+/// without a time type keep it.
+pub fn unix_micros(t: NaiveDateTime) -> i64 {
+    t.and_utc().timestamp_micros()
+}
+
+/// A time kept as Unix microseconds.
+pub fn from_unix_micros(us: i64) -> Result<NaiveDateTime> {
+    chrono::DateTime::from_timestamp_micros(us)
+        .map(|t| t.naive_utc())
+        .with_context(|| format!("time {us} us out of range"))
+}
+
 /// The rows of `benchmark_data` (ids from 1), the same for a seed everywhere.
 pub fn rows(seed: u64, count: u32, first_id: i32) -> Vec<BenchRow> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
