@@ -4,9 +4,13 @@
 #   Redis GET            vs redis-benchmark -t get -P 1 (100-byte values)
 #   PostgreSQL point select (prepared) vs pgbench -S -M prepared (scale 10)
 #   MySQL point select (prepared)      vs sysbench oltp_point_select (100,000 rows)
+#   and both again with the tool running dbcompare's own query on dbcompare's table
+#   (bench/same_query.pgbench, bench/same_query.lua): the same server work on both sides,
+#   so the ratio is the clients' difference alone
 #   pool suite Large Result Set and Connection Pool vs asyncmy, same queries, same table
 # dbcompare's side is its classic SEARCH small phase (a prepared point lookup by a unique
-# index, every record decoded and checked): more work per query than the tools' own.
+# index, every record decoded and checked): a heavier query than the tools' built-in ones
+# (a wider row with a JSON document, a text key), hence the same-query rows.
 # Installs what it needs: sysbench (Debian), asyncmy (PyPI, in .tools/venv).
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
 # CLIENT_THREADS (dbcompare's --client-threads, 1).
@@ -56,9 +60,21 @@ redis_port=${redis_url##*:}; redis_port=${redis_port%%/*}
 pg_port=${pg_url##*:}; pg_port=${pg_port%%/*}
 my_port=${my_url##*:}; my_port=${my_port%%/*}
 "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -i -s 10 -q postgres > /dev/null 2>&1
-sb=(sysbench oltp_point_select --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$my_port" \
-  --mysql-user=root --mysql-db=dbcompare --tables=1 --table-size=100000)
+sbconn=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$my_port" --mysql-user=root --mysql-db=dbcompare)
+sb=(sysbench oltp_point_select "${sbconn[@]}" --tables=1 --table-size=100000)
+sbsame=(sysbench bench/same_query.lua "${sbconn[@]}")
 "${sb[@]}" prepare > /dev/null
+pgb() { # $1 = output name, $2 = concurrency, $3 = repetition, then pgbench's script options
+  local out="$work/$1-$2-$3" c=$2
+  shift 3
+  "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
+    | awk '/^tps/ { print $3; exit }' > "$out"
+}
+sysb() { # $1 = output name, $2 = concurrency, $3 = repetition, then sysbench's command
+  local out="$work/$1-$2-$3" c=$2
+  shift 3
+  "$@" --threads="$c" --time="$seconds" run | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$out"
+}
 
 # One store at a time, so that no other server's aftermath of dbcompare's inserts
 # (checkpoints, page flushing, vacuum) falls on a measurement.
@@ -79,10 +95,10 @@ theirs() { # $1 = store (or pool), $2 = repetition
     case $1 in
       redis) redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$c" -n $((100000 * c)) --csv -q \
                | awk -F'"' '/GET/ { print $4 }' > "$work/redis-$c-$2" ;;
-      postgres) "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -S -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
-                  | awk '/^tps/ { print $3; exit }' > "$work/pg-$c-$2" ;;
-      mysql) "${sb[@]}" --threads="$c" --time="$seconds" run \
-               | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$work/my-$c-$2" ;;
+      postgres) pgb pg "$c" "$2" -S
+                pgb pgsq "$c" "$2" -f bench/same_query.pgbench ;;
+      mysql) sysb my "$c" "$2" "${sb[@]}"
+             sysb mysq "$c" "$2" "${sbsame[@]}" ;;
     esac
   done
   if [ "$1" = pool ]; then
@@ -124,7 +140,9 @@ print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_
 print(f"{'workload':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 for store, tool, name in [("redis", "redis-benchmark GET -P 1", "redis"),
                           ("postgres", "pgbench -S -M prepared", "pg"),
-                          ("mysql", "sysbench oltp_point_select", "my")]:
+                          ("postgres", "pgbench, same query", "pgsq"),
+                          ("mysql", "sysbench oltp_point_select", "my"),
+                          ("mysql", "sysbench, same query", "mysq")]:
     for c in (1, 8):
         row(f"{store} point lookup vs {tool} (ops/s)", c,
             [search(r, store, c) for r in reps], [native(name, c, r) for r in reps], lambda v: f"{v:.0f}")
