@@ -11,7 +11,10 @@
 # dbcompare's side is its classic SEARCH small phase (a prepared point lookup by a unique
 # index, every record decoded and checked): a heavier query than the tools' built-in ones
 # (a wider row with a JSON document, a text key), hence the same-query rows.
-# Installs what it needs: sysbench (Debian), asyncmy (PyPI, in .tools/venv).
+# A second table gives each side's client CPU per operation (dbcompare's cpu_us_per_op; the
+# tool's user + system time from /usr/bin/time over its operations): steadier than
+# throughput on a shared machine, and what a client's own overhead is.
+# Installs what it needs: sysbench and time (Debian), asyncmy (PyPI, in .tools/venv).
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
 # CLIENT_THREADS (dbcompare's --client-threads, 1).
 set -euo pipefail
@@ -21,7 +24,9 @@ runs=${RUNS:-5}
 client_threads=${CLIENT_THREADS:-1}
 
 provisioning/install.sh postgres mysql redis
-command -v sysbench >/dev/null || { apt-get install -y -qq sysbench >/dev/null || sudo apt-get install -y -qq sysbench >/dev/null; }
+for pkg in sysbench time; do
+  [ -x "/usr/bin/$pkg" ] || apt-get install -y -qq "$pkg" >/dev/null || sudo apt-get install -y -qq "$pkg" >/dev/null
+done
 if [ ! -x .tools/venv/bin/python ]; then
   python3 -m venv .tools/venv
   .tools/venv/bin/pip install -q asyncmy
@@ -64,16 +69,32 @@ sbconn=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$my_port" --mysql
 sb=(sysbench oltp_point_select "${sbconn[@]}" --tables=1 --table-size=100000)
 sbsame=(sysbench bench/same_query.lua "${sbconn[@]}")
 "${sb[@]}" prepare > /dev/null
+# Each tool run leaves in $work/<name>-<concurrency>-<repetition> its rate, in .ops the
+# operations it made and in .cpu its user and system seconds.
+timed() { # $1 = output file, then the command
+  local out=$1
+  shift
+  /usr/bin/time -f "%U %S" -o "$out.cpu" "$@"
+}
 pgb() { # $1 = output name, $2 = concurrency, $3 = repetition, then pgbench's script options
   local out="$work/$1-$2-$3" c=$2
   shift 3
-  "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
-    | awk '/^tps/ { print $3; exit }' > "$out"
+  timed "$out" "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
+    | awk -v rate="$out" -v ops="$out.ops" \
+        '/^number of transactions actually processed/ { split($NF, n, "/"); print n[1] > ops }
+         /^tps/ { print $3 > rate; exit }'
+}
+rb() { # $1 = concurrency, $2 = repetition
+  local out="$work/redis-$1-$2" n=$((100000 * $1))
+  echo "$n" > "$out.ops"
+  timed "$out" redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$1" -n "$n" --csv -q \
+    | awk -F'"' -v rate="$out" '/GET/ { print $4 > rate }'
 }
 sysb() { # $1 = output name, $2 = concurrency, $3 = repetition, then sysbench's command
   local out="$work/$1-$2-$3" c=$2
   shift 3
-  "$@" --threads="$c" --time="$seconds" run | awk -F'[(]' '/queries:/ { split($2, a, " "); print a[1] }' > "$out"
+  timed "$out" "$@" --threads="$c" --time="$seconds" run \
+    | awk -v rate="$out" -v ops="$out.ops" '/queries:/ { print $2 > ops; print substr($3, 2) > rate }'
 }
 
 # One store at a time, so that no other server's aftermath of dbcompare's inserts
@@ -93,8 +114,7 @@ ours() { # $1 = store (or pool), $2 = repetition
 theirs() { # $1 = store (or pool), $2 = repetition
   for c in 1 8; do
     case $1 in
-      redis) redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$c" -n $((100000 * c)) --csv -q \
-               | awk -F'"' '/GET/ { print $4 }' > "$work/redis-$c-$2" ;;
+      redis) rb "$c" "$2" ;;
       postgres) pgb pg "$c" "$2" -S
                 pgb pgsq "$c" "$2" -f bench/same_query.pgbench ;;
       mysql) sysb my "$c" "$2" "${sb[@]}"
@@ -119,12 +139,19 @@ work, runs, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 reps = range(1, runs + 1)
 def load(path):
     return json.load(open(path))
-def search(rep, store, c):
+def search(rep, store, c, figure="ops_per_s"):
     s = load(f"{work}/{store}-ours-{rep}/run.json")["stores"][0]
     assert s["status"] == "ok", s.get("error")
-    return next(p for p in s["phases"] if p["kind"] == "search" and p["concurrency"] == c)["ops_per_s"]
+    return next(p for p in s["phases"] if p["kind"] == "search" and p["concurrency"] == c)[figure]
+def number(path):
+    return float(open(path).read().split()[0])
 def native(name, c, rep):
-    return float(open(f"{work}/{name}-{c}-{rep}").read().strip())
+    return number(f"{work}/{name}-{c}-{rep}")
+def native_cpu(name, c, rep):
+    # Microseconds of the tool's user + system time per operation.
+    base = f"{work}/{name}-{c}-{rep}"
+    user, system = (float(v) for v in open(base + ".cpu").read().split()[-2:])
+    return (user + system) / number(base + ".ops") * 1e6
 def pool(rep, test):
     s = load(f"{work}/pool-{rep}/run.json")["stores"][0]
     assert s["status"] == "ok", s.get("error")
@@ -138,11 +165,12 @@ m = first["machine"]
 print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
       f" {runs} alternated repetitions, {threads} client thread(s)")
 print(f"{'workload':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
-for store, tool, name in [("redis", "redis-benchmark GET -P 1", "redis"),
-                          ("postgres", "pgbench -S -M prepared", "pg"),
-                          ("postgres", "pgbench, same query", "pgsq"),
-                          ("mysql", "sysbench oltp_point_select", "my"),
-                          ("mysql", "sysbench, same query", "mysq")]:
+tools = [("redis", "redis-benchmark GET -P 1", "redis"),
+         ("postgres", "pgbench -S -M prepared", "pg"),
+         ("postgres", "pgbench, same query", "pgsq"),
+         ("mysql", "sysbench oltp_point_select", "my"),
+         ("mysql", "sysbench, same query", "mysq")]
+for store, tool, name in tools:
     for c in (1, 8):
         row(f"{store} point lookup vs {tool} (ops/s)", c,
             [search(r, store, c) for r in reps], [native(name, c, r) for r in reps], lambda v: f"{v:.0f}")
@@ -154,4 +182,13 @@ for test in ("LargeResultSet", "ConnectionPool"):
     row(f"mysql {test} vs asyncmy {version} (s)", "", [1 / o for o in ours], [1 / t for t in theirs],
         lambda v: f"{1 / v:.3f}")
 print("ratio: dbcompare's throughput over the tool's, per repetition (above 1: dbcompare is faster)")
+print()
+print(f"{'client CPU per operation (us)':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
+for store, tool, name in tools:
+    for c in (1, 8):
+        # Inverted so that the ratio reads like the one above: the tool's CPU over dbcompare's.
+        row(f"{store} point lookup vs {tool}", c,
+            [1 / search(r, store, c, "cpu_us_per_op") for r in reps],
+            [1 / native_cpu(name, c, r) for r in reps], lambda v: f"{1 / v:.1f}")
+print("ratio: the tool's client CPU per operation over dbcompare's (above 1: dbcompare uses less)")
 PY
