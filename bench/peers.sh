@@ -62,6 +62,9 @@ my_url=$(cat "$work/mysql.url")
 # alike; the table gives each side's median and the median (min-max) of the per-repetition
 # ratios.
 redis_port=${redis_url##*:}; redis_port=${redis_port%%/*}
+# redis-benchmark's GET reads one key that only its SET test writes: set it once (100 bytes),
+# so its GETs return a value as dbcompare's do, not an empty reply.
+redis-benchmark -h 127.0.0.1 -p "$redis_port" -t set -d 100 -n 1 -q > /dev/null
 pg_port=${pg_url##*:}; pg_port=${pg_port%%/*}
 my_port=${my_url##*:}; my_port=${my_port%%/*}
 "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -i -s 10 -q postgres > /dev/null 2>&1
