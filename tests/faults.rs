@@ -159,14 +159,31 @@ fn a_url_for_another_store_is_refused_before_anything_starts() {
 }
 
 /// A fake redis-server that writes a fatal error to the log its config names, then exits.
+///
+/// The executable is written by a child process (`install`), never through a file descriptor
+/// of this test process: other tests fork servers concurrently, and a child forked while this
+/// process held the script open for writing would make executing it fail with "Text file
+/// busy" (ETXTBSY) until that child execs.
 fn failing_installation(dir: &Path) -> Installation {
+    let source = dir.join("fake-redis-server.sh");
     let script = dir.join("fake-redis-server");
     std::fs::write(
-        &script,
+        &source,
         "#!/bin/sh\nlog=$(sed -n 's/^logfile //p' \"$1\")\necho 'FATAL CONFIG FILE ERROR (fake)' >> \"$log\"\nexit 1\n",
     )
     .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let installed = std::process::Command::new("install")
+        .arg("-m")
+        .arg("755")
+        .arg(&source)
+        .arg(&script)
+        .status()
+        .unwrap();
+    assert!(
+        installed.success(),
+        "install {}: {installed}",
+        script.display()
+    );
     Installation {
         server: script,
         tools: Vec::new(),
