@@ -2,7 +2,7 @@
 # dbcompare beside the native tools, on the same throw-away servers in one run (not in CI).
 # Prints the ratio of dbcompare's throughput to each tool's at equal concurrency:
 #   Redis GET            vs redis-benchmark -t get -P 1 (100-byte values)
-#   PostgreSQL point select (prepared) vs pgbench -S -M prepared (scale 10)
+#   PostgreSQL point select (prepared) vs pgbench -S -M prepared (scale 10, -j = CLIENT_THREADS)
 #   MySQL point select (prepared)      vs sysbench oltp_point_select (100,000 rows)
 #   and both again with the tool running dbcompare's own query on dbcompare's table
 #   (bench/same_query.pgbench, bench/same_query.lua): the same server work on both sides,
@@ -79,10 +79,14 @@ timed() { # $1 = output file, then the command
   shift
   /usr/bin/time -f "%U %S" -o "$out.cpu" "$@"
 }
+# pgbench drives its clients with as many threads as dbcompare's runtime has (-j 1, its
+# default, for one client thread), so both clients have the same number of event loops;
+# redis-benchmark has one; sysbench needs a thread per connection.
 pgb() { # $1 = output name, $2 = concurrency, $3 = repetition, then pgbench's script options
   local out="$work/$1-$2-$3" c=$2
+  local j=$((c < client_threads ? c : client_threads))
   shift 3
-  timed "$out" "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$c" -T "$seconds" postgres 2>/dev/null \
+  timed "$out" "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$j" -T "$seconds" postgres 2>/dev/null \
     | awk -v rate="$out" -v ops="$out.ops" \
         '/^number of transactions actually processed/ { split($NF, n, "/"); print n[1] > ops }
          /^tps/ { print $3 > rate; exit }'

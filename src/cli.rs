@@ -179,6 +179,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
     pub connect_timeout: NonZeroU64,
 
+    /// Seconds without a single finished operation after which a store that stopped
+    /// answering is failed and the run goes on with the next store (what it measured before
+    /// is kept). 0: wait for ever.
+    #[arg(long, value_name = "SECONDS", default_value = "300")]
+    pub stall_timeout: u64,
+
     /// Couchbase: search through a SQL++ query on an index on unique_id (created by the
     /// reset) instead of a KV get by key.
     #[arg(long)]

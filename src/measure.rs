@@ -110,6 +110,7 @@ pub fn new_histogram() -> Histogram<u64> {
 /// Records one latency into a histogram made by [`new_histogram`].
 #[inline]
 pub fn record(histogram: &mut Histogram<u64>, latency: Duration) {
+    crate::suite::watchdog::alive();
     let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
     histogram.saturating_record(ns.clamp(1, MAX_LATENCY_NS));
 }

@@ -68,6 +68,8 @@ pub struct RunPlan {
     pub quiet: bool,
     pub durability: Durability,
     pub connect_timeout: Duration,
+    /// How long a store may go without finishing an operation before its run is abandoned.
+    pub stall_timeout: Option<Duration>,
     /// Threads of the client's async runtime.
     pub client_threads: usize,
     pub keep_data: bool,
@@ -211,6 +213,8 @@ impl RunPlan {
             quiet: args.quiet,
             durability: args.durability,
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
+            stall_timeout: (args.stall_timeout > 0)
+                .then(|| Duration::from_secs(args.stall_timeout)),
             client_threads,
             keep_data: args.keep_data,
             sqlite_path: args.sqlite_path.clone(),

@@ -369,3 +369,90 @@ fn silent_document_stores_fail_within_the_connect_timeout() {
         );
     }
 }
+
+/// Runs dbcompare on a real Redis server, freezes the server (SIGSTOP) once inserts are
+/// under way, calls `then` with dbcompare's pid, and returns dbcompare's exit code, how long
+/// it took to end after the freeze, and its report.
+fn freeze_the_server_mid_run(extra: &[&str], then: impl FnOnce(u32)) -> (i32, Duration, Report) {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let server = common::start(StoreKind::Redis, Durability::Durable);
+    let pid = server.pid().expect("a local server has a pid");
+    let out = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(["--store", "redis", "--url"])
+        .arg(format!("redis={}", server.url()))
+        .args(["--sizes", "200000", "--warmup-runs", "0", "--runs", "1"])
+        .args(extra)
+        .arg("--out")
+        .arg(out.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(
+        lines.any(|l| l.is_ok_and(|l| l.starts_with("initial database size"))),
+        "the run reached its first insert phase"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: signalling the server this test started.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let frozen = Instant::now();
+    then(child.id());
+    // A run that never ends fails the test rather than hanging it.
+    let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (flag, dbcompare) = (ended.clone(), child.id() as i32);
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(90));
+        if !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            // SAFETY: our own child, not yet waited for (so its pid is still its own).
+            unsafe { libc::kill(dbcompare, libc::SIGKILL) };
+        }
+    });
+    let _rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let code = child.wait().unwrap().code().unwrap_or(-1);
+    ended.store(true, std::sync::atomic::Ordering::SeqCst);
+    let took = frozen.elapsed();
+    // SAFETY: as above; the server is then stopped and deleted by its guard.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let report = json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap())
+        .expect("the run wrote its report");
+    (code, took, report)
+}
+
+#[test]
+fn a_server_that_stops_answering_mid_run_fails_its_store_after_the_stall_timeout() {
+    let (code, took, report) = freeze_the_server_mid_run(&["--stall-timeout", "2"], |_| {});
+    assert_eq!(code, 1);
+    assert!(
+        took < Duration::from_secs(30),
+        "ended {took:?} after the freeze"
+    );
+    let redis = store(&report, "redis");
+    assert_eq!(redis.status, StoreStatus::Failed);
+    let error = redis.error.as_deref().unwrap();
+    assert!(error.contains("no operation finished for 2s"), "{error}");
+    assert!(error.contains("--stall-timeout 2"), "{error}");
+    // What was measured before the freeze is kept.
+    assert!(redis.initial_size_bytes.is_some(), "{redis:?}");
+}
+
+#[test]
+fn ctrl_c_during_a_stalled_operation_ends_the_run_within_seconds() {
+    let (code, took, report) = freeze_the_server_mid_run(&["--stall-timeout", "0"], |dbcompare| {
+        std::thread::sleep(Duration::from_millis(500));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(dbcompare as i32, libc::SIGINT) };
+    });
+    assert_eq!(code, 130);
+    assert!(
+        took < Duration::from_secs(30),
+        "ended {took:?} after the freeze"
+    );
+    let redis = store(&report, "redis");
+    assert_eq!(redis.status, StoreStatus::Interrupted);
+    let error = redis.error.as_deref().unwrap();
+    assert!(error.contains("did not end"), "{error}");
+}

@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::Observer;
 use super::open_loop::Pacer;
+use super::watchdog::AbortOnDrop;
 use crate::interrupt;
 use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun};
 use crate::record::{self, Record, Size};
@@ -466,6 +467,7 @@ async fn search_phase_tasks<S: Store + 'static>(
             ))
         })
         .collect();
+    let _abort = AbortOnDrop::new(&handles);
     let mut histogram = measure::new_histogram();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;

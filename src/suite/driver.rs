@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use super::Observer;
 use super::classic::Connect;
+use super::watchdog::AbortOnDrop;
 use crate::interrupt;
 use crate::measure::{self, Errors, Meter, PhaseRun};
 use crate::record::Size;
@@ -243,6 +244,7 @@ async fn run_test<S: Store + 'static>(
             })
         })
         .collect();
+    let _abort = AbortOnDrop::new(&handles);
     let mut histogram = measure::new_histogram();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;

@@ -21,6 +21,7 @@ pub mod classic;
 pub mod driver;
 pub mod open_loop;
 pub mod pool;
+pub mod watchdog;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
 pub trait Observer: Send {
@@ -187,11 +188,14 @@ async fn run_store(
         mongodb_transactions: plan.mongodb_transactions,
     };
     let connector = || kind.connect(&spec);
-    let outcome = match plan.suite {
-        Suite::Classic => classic::run(&connector, workload, result, observer).await,
-        Suite::Driver => driver::run(&connector, &plan.driver, result, observer).await,
-        Suite::Pool => pool::run(&connector, &plan.pool, result, observer).await,
+    let suite = async {
+        match plan.suite {
+            Suite::Classic => classic::run(&connector, workload, result, observer).await,
+            Suite::Driver => driver::run(&connector, &plan.driver, result, observer).await,
+            Suite::Pool => pool::run(&connector, &plan.pool, result, observer).await,
+        }
     };
+    let outcome = watchdog::guard(plan.stall_timeout, suite).await;
     if let Some(server) = local {
         // Stopping takes a moment (a final fsync); a failure to stop is reported but does
         // not undo the figures.

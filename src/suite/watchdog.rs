@@ -1,0 +1,170 @@
+//! The stall watchdog. A store that stops answering in the middle of an operation would
+//! otherwise hold the run for ever: no timeout covers an operation (a timer per operation
+//! costs client CPU on every one of them), and Ctrl-C asks the run to stop after the
+//! current operation, which never ends. Every timed operation of every suite marks the
+//! run alive ([`alive`], called by `measure::record`); when nothing did for the stall
+//! timeout, or for a few seconds after Ctrl-C, the store's run is abandoned: it fails with
+//! a message saying so, what it measured before is kept, and the next store runs.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Result, anyhow};
+use tokio::task::{AbortHandle, JoinHandle};
+use tokio::time::Instant;
+
+use crate::interrupt;
+
+/// Set by every finished operation, cleared by the watchdog when it looks.
+static ALIVE: AtomicBool = AtomicBool::new(false);
+
+/// How long an operation may still take once Ctrl-C asked the run to stop.
+const AFTER_INTERRUPT: Duration = Duration::from_secs(3);
+
+/// Marks the run alive: an operation finished. A plain store, cheap enough for every one.
+#[inline]
+pub fn alive() {
+    ALIVE.store(true, Ordering::Relaxed);
+}
+
+/// Why a run was abandoned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stall {
+    /// No operation finished for this long.
+    Silent(Duration),
+    /// Ctrl-C was pressed and the current operation did not end.
+    Interrupted,
+}
+
+/// Runs `work` (a store's whole suite), abandoning it when the store stalls: no operation
+/// finished for `limit` (`None`: wait for ever, unless Ctrl-C was pressed).
+pub async fn guard(limit: Option<Duration>, work: impl Future<Output = Result<()>>) -> Result<()> {
+    guard_on(&ALIVE, limit, work).await
+}
+
+/// [`guard`] watching the flag `alive`.
+async fn guard_on(
+    alive: &AtomicBool,
+    limit: Option<Duration>,
+    work: impl Future<Output = Result<()>>,
+) -> Result<()> {
+    tokio::select! {
+        biased;
+        outcome = work => outcome,
+        stall = watch(alive, limit) => Err(match stall {
+            Stall::Silent(silent) => anyhow!(
+                "no operation finished for {}s: the store stopped answering, and its run was \
+                 abandoned (--stall-timeout {}); the phases it finished before are kept",
+                silent.as_secs(),
+                limit.map_or(0, |l| l.as_secs())
+            ),
+            Stall::Interrupted => anyhow!(
+                "interrupted: the current operation did not end within {}s, and was abandoned",
+                AFTER_INTERRUPT.as_secs()
+            ),
+        }),
+    }
+}
+
+/// Resolves once the run stalled.
+async fn watch(alive: &AtomicBool, limit: Option<Duration>) -> Stall {
+    let check = limit.map_or(Duration::from_secs(1), |l| {
+        (l / 8).clamp(Duration::from_millis(50), Duration::from_secs(1))
+    });
+    alive.store(false, Ordering::Relaxed);
+    let mut last = Instant::now();
+    let mut interrupted_at: Option<Instant> = None;
+    loop {
+        tokio::time::sleep(check).await;
+        if alive.swap(false, Ordering::Relaxed) {
+            last = Instant::now();
+        }
+        let silent = last.elapsed();
+        if limit.is_some_and(|l| silent >= l) {
+            return Stall::Silent(silent);
+        }
+        if interrupt::requested() {
+            let since = *interrupted_at.get_or_insert_with(Instant::now);
+            // Operations that still finish after Ctrl-C are the last ones of their tasks;
+            // the run stops at the next check of its own.
+            if since.elapsed() >= AFTER_INTERRUPT && silent >= AFTER_INTERRUPT {
+                return Stall::Interrupted;
+            }
+        }
+    }
+}
+
+/// The tasks of a concurrent phase, aborted if the phase is dropped before they end: a
+/// store abandoned by the watchdog must not go on sending operations during the next
+/// store's run.
+pub struct AbortOnDrop(Vec<AbortHandle>);
+
+impl AbortOnDrop {
+    pub fn new<T>(handles: &[JoinHandle<T>]) -> Self {
+        AbortOnDrop(handles.iter().map(JoinHandle::abort_handle).collect())
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for handle in &self.0 {
+            handle.abort();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A flag of the test's own: other tests mark the process-wide one.
+    #[tokio::test(start_paused = true)]
+    async fn a_stalled_run_is_abandoned_and_a_live_one_is_not() {
+        let flag = AtomicBool::new(false);
+        let alive = || flag.store(true, Ordering::Relaxed);
+        let limit = Some(Duration::from_secs(10));
+
+        // Operations every second for 30 s, longer than the limit: never abandoned.
+        let busy = async {
+            for _ in 0..30 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                alive();
+            }
+            Ok(())
+        };
+        guard_on(&flag, limit, busy).await.unwrap();
+
+        // Ten operations, then an answer that never comes.
+        let started = Instant::now();
+        let stalls = async {
+            for _ in 0..10 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                alive();
+            }
+            std::future::pending::<()>().await;
+            Ok(())
+        };
+        let message = guard_on(&flag, limit, stalls)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("no operation finished for 10s"),
+            "{message}"
+        );
+        assert!(message.contains("--stall-timeout 10"), "{message}");
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_secs(20) && waited <= Duration::from_secs(22),
+            "abandoned after {waited:?}"
+        );
+
+        // A failure of the work itself comes through unchanged.
+        let fails = async { Err::<(), _>(anyhow!("wrong answer")) };
+        assert_eq!(
+            guard_on(&flag, limit, fails).await.unwrap_err().to_string(),
+            "wrong answer"
+        );
+    }
+}
