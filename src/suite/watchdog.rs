@@ -22,10 +22,14 @@ static ALIVE: AtomicBool = AtomicBool::new(false);
 /// How long an operation may still take once Ctrl-C asked the run to stop.
 const AFTER_INTERRUPT: Duration = Duration::from_secs(3);
 
-/// Marks the run alive: an operation finished. A plain store, cheap enough for every one.
+/// Marks the run alive: an operation finished. A load, and a store only when the watchdog
+/// cleared the flag since, so that tasks on several threads do not pass its cache line
+/// around on every operation.
 #[inline]
 pub fn alive() {
-    ALIVE.store(true, Ordering::Relaxed);
+    if !ALIVE.load(Ordering::Relaxed) {
+        ALIVE.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Why a run was abandoned.
