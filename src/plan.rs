@@ -213,8 +213,14 @@ impl RunPlan {
             quiet: args.quiet,
             durability: args.durability,
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
-            stall_timeout: (args.stall_timeout > 0)
-                .then(|| Duration::from_secs(args.stall_timeout)),
+            stall_timeout: (args.stall_timeout > 0).then(|| {
+                let limit = Duration::from_secs(args.stall_timeout);
+                // An open-loop schedule leaves gaps between operations on purpose.
+                match args.rate {
+                    Some(rate) => limit.max(Duration::from_secs_f64(4.0 / rate.get() as f64)),
+                    None => limit,
+                }
+            }),
             client_threads,
             keep_data: args.keep_data,
             sqlite_path: args.sqlite_path.clone(),
@@ -315,6 +321,26 @@ mod tests {
         assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
         assert!(
             matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains("DBCOMPARE_MONGODB_URL"))
+        );
+    }
+
+    #[test]
+    fn the_stall_timeout_leaves_room_for_an_open_loop_schedule() {
+        let stall = |argv: &[&str]| {
+            RunPlan::resolve(&args(argv), &no_env, &installed)
+                .unwrap()
+                .stall_timeout
+        };
+        assert_eq!(stall(&[]), Some(Duration::from_secs(300)));
+        assert_eq!(stall(&["--stall-timeout", "0"]), None);
+        assert_eq!(
+            stall(&["--stall-timeout", "2", "--rate", "1000"]),
+            Some(Duration::from_secs(2))
+        );
+        // One operation a second: four seconds at least between looks.
+        assert_eq!(
+            stall(&["--stall-timeout", "1", "--rate", "1"]),
+            Some(Duration::from_secs(4))
         );
     }
 
