@@ -180,8 +180,8 @@ pub struct RunArgs {
     pub connect_timeout: NonZeroU64,
 
     /// Seconds without a single finished operation after which a store that stopped
-    /// answering is failed and the run goes on with the next store (what it measured before
-    /// is kept). 0: wait for ever.
+    /// answering is failed and the run goes on with the next store (the phases it finished
+    /// are kept). 0: wait for ever.
     #[arg(long, value_name = "SECONDS", default_value = "300")]
     pub stall_timeout: u64,
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use dbcompare::report::json;
-use dbcompare::report::model::{Report, StoreStatus};
+use dbcompare::report::model::{PhaseKind, Report, StoreStatus};
 use dbcompare::server::{self, Installation};
 use dbcompare::store::{Durability, StoreKind};
 use predicates::prelude::PredicateBooleanExt;
@@ -370,10 +370,14 @@ fn silent_document_stores_fail_within_the_connect_timeout() {
     }
 }
 
-/// Runs dbcompare on a real Redis server, freezes the server (SIGSTOP) once inserts are
-/// under way, calls `then` with dbcompare's pid, and returns dbcompare's exit code, how long
-/// it took to end after the freeze, and its report.
-fn freeze_the_server_mid_run(extra: &[&str], then: impl FnOnce(u32)) -> (i32, Duration, Report) {
+/// Runs dbcompare with `args` on a real Redis server, freezes the server (SIGSTOP) once
+/// dbcompare printed a line starting with `trigger`, calls `then` with dbcompare's pid, and
+/// returns dbcompare's exit code, how long it took to end after the freeze, and its report.
+fn freeze_the_server_mid_run(
+    args: &[&str],
+    trigger: &str,
+    then: impl FnOnce(u32),
+) -> (i32, Duration, Report) {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
 
@@ -383,8 +387,7 @@ fn freeze_the_server_mid_run(extra: &[&str], then: impl FnOnce(u32)) -> (i32, Du
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
         .args(["--store", "redis", "--url"])
         .arg(format!("redis={}", server.url()))
-        .args(["--sizes", "200000", "--warmup-runs", "0", "--runs", "1"])
-        .args(extra)
+        .args(args)
         .arg("--out")
         .arg(out.path())
         .stdout(Stdio::piped())
@@ -393,8 +396,8 @@ fn freeze_the_server_mid_run(extra: &[&str], then: impl FnOnce(u32)) -> (i32, Du
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     assert!(
-        lines.any(|l| l.is_ok_and(|l| l.starts_with("initial database size"))),
-        "the run reached its first insert phase"
+        lines.any(|l| l.is_ok_and(|l| l.starts_with(trigger))),
+        "the run printed '{trigger}'"
     );
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: signalling the server this test started.
@@ -424,7 +427,20 @@ fn freeze_the_server_mid_run(extra: &[&str], then: impl FnOnce(u32)) -> (i32, Du
 
 #[test]
 fn a_server_that_stops_answering_mid_run_fails_its_store_after_the_stall_timeout() {
-    let (code, took, report) = freeze_the_server_mid_run(&["--stall-timeout", "2"], |_| {});
+    // Short runs, many of them: the freeze falls in the second run or a later one.
+    let args = [
+        "--sizes",
+        "micro",
+        "--searches-per-insert",
+        "10",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "100000",
+        "--stall-timeout",
+        "2",
+    ];
+    let (code, took, report) = freeze_the_server_mid_run(&args, "-- run 2/", |_| {});
     assert_eq!(code, 1);
     assert!(
         took < Duration::from_secs(30),
@@ -435,13 +451,32 @@ fn a_server_that_stops_answering_mid_run_fails_its_store_after_the_stall_timeout
     let error = redis.error.as_deref().unwrap();
     assert!(error.contains("no operation finished for 2s"), "{error}");
     assert!(error.contains("--stall-timeout 2"), "{error}");
-    // What was measured before the freeze is kept.
-    assert!(redis.initial_size_bytes.is_some(), "{redis:?}");
+    // The phases of the runs before the freeze are kept, with every answer right.
+    for (kind, ops) in [(PhaseKind::Insert, 100), (PhaseKind::Search, 1000)] {
+        let phase = redis
+            .phases
+            .iter()
+            .find(|p| p.kind == kind)
+            .unwrap_or_else(|| panic!("no {kind:?} phase kept: {:?}", redis.phases));
+        assert!(phase.ops >= ops, "{kind:?}: {} ops", phase.ops);
+        assert_eq!(phase.errors, 0, "{kind:?}");
+    }
 }
 
 #[test]
 fn ctrl_c_during_a_stalled_operation_ends_the_run_within_seconds() {
-    let (code, took, report) = freeze_the_server_mid_run(&["--stall-timeout", "0"], |dbcompare| {
+    let args = [
+        "--sizes",
+        "200000",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "1",
+        "--stall-timeout",
+        "0",
+    ];
+    let trigger = "initial database size";
+    let (code, took, report) = freeze_the_server_mid_run(&args, trigger, |dbcompare| {
         std::thread::sleep(Duration::from_millis(500));
         // SAFETY: signalling our own child.
         unsafe { libc::kill(dbcompare as i32, libc::SIGINT) };

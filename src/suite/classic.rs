@@ -161,7 +161,7 @@ pub async fn run<C: Connect>(
             workload,
             result,
             observer,
-            &mut this_run,
+            (&measured, &mut this_run),
             rep == 0,
         )
         .await;
@@ -197,15 +197,20 @@ fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
 /// One run of the whole sequence. Sizes and settings are reported from the first run,
 /// warm-up or not: it is the one that starts from an empty store (later runs can find an
 /// append-only file or a WAL that remembers the runs before them).
+///
+/// `runs` holds the measured runs before this one and receives this one's phases. Each
+/// phase is in `result` as soon as it ends, with the runs before it: a run abandoned in the
+/// middle (a stalled store, see `watchdog`) keeps every phase it finished.
 async fn run_once<C: Connect>(
     connector: &C,
     connections: &mut Vec<C::Store>,
     workload: &Workload,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
-    runs: &mut Vec<PhaseRun>,
+    runs: (&[PhaseRun], &mut Vec<PhaseRun>),
     first_run: bool,
 ) -> Result<()> {
+    let (before, runs) = runs;
     let main = &mut connections[0];
     main.reset().await?;
     let info = main.describe().await?;
@@ -220,7 +225,7 @@ async fn run_once<C: Connect>(
 
     for work in &workload.sizes {
         let run = insert_phase(main, work, observer).await;
-        finish_phase(run, runs, observer)?;
+        finish_phase(run, (before, runs), result, observer)?;
     }
 
     let main = &mut connections[0];
@@ -251,7 +256,7 @@ async fn run_once<C: Connect>(
                 search_phase_tasks(connections, concurrency, work, workload.plan.rate, observer)
                     .await?
             };
-            finish_phase(run, runs, observer)?;
+            finish_phase(run, (before, runs), result, observer)?;
         }
     }
     Ok(())
@@ -530,9 +535,12 @@ async fn search_phase_tasks<S: Store + 'static>(
     })
 }
 
+/// Reports a phase run, adds it to this run's phases and `result` (so that it is kept if
+/// the run is abandoned later), and fails on its first wrong answer or an interruption.
 fn finish_phase(
     measured: Measured,
-    runs: &mut Vec<PhaseRun>,
+    (before, runs): (&[PhaseRun], &mut Vec<PhaseRun>),
+    result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
     let Measured { run, first_error } = measured;
@@ -541,6 +549,7 @@ fn finish_phase(
     let errors: u64 = run.errors.values().sum();
     let stopped = run.incomplete;
     runs.push(run);
+    result.phases = aggregate_by_phase(&[before, runs.as_slice()].concat());
     if let Some(first) = first_error {
         return Err(anyhow!("{label}: {errors} error(s); first: {first}"));
     }

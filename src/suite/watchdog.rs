@@ -4,7 +4,7 @@
 //! current operation, which never ends. Every timed operation of every suite marks the
 //! run alive ([`alive`], called by `measure::record`); when nothing did for the stall
 //! timeout, or for a few seconds after Ctrl-C, the store's run is abandoned: it fails with
-//! a message saying so, what it measured before is kept, and the next store runs.
+//! a message saying so, the phases it finished are kept, and the next store runs.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
