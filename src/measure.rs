@@ -3,8 +3,9 @@
 //! and the exact merge of their histograms).
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -33,8 +34,36 @@ pub fn process_cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static ALLOCATED_BYTES: AtomicU64 = AtomicU64::new(0);
+/// Allocation counters of one thread: written by that thread alone (a load and a store, no
+/// locked instruction), read by anyone. A cache line each, so threads never share one.
+#[repr(align(64))]
+struct Counters {
+    allocations: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Counters {
+    const fn new() -> Self {
+        Counters {
+            allocations: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+        }
+    }
+}
+
+/// One slot per thread that ever allocated while counting (a slot outlives its thread, so
+/// nothing counted is lost); threads beyond them share [`SHARED`].
+const SLOTS: usize = 1024;
+static PER_THREAD: [Counters; SLOTS] = [const { Counters::new() }; SLOTS];
+static SLOTS_TAKEN: AtomicUsize = AtomicUsize::new(0);
+/// Counters of the threads beyond [`SLOTS`], updated with atomic additions.
+static SHARED: Counters = Counters::new();
+
+thread_local! {
+    /// This thread's slot, taken on its first counted allocation. Const-initialised and
+    /// without a destructor, so the allocator can use it at any point of a thread's life.
+    static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
+}
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
 /// The client's allocator, mimalloc, counting every allocation (and its bytes) of every
@@ -58,9 +87,28 @@ impl CountingAlloc {
 
     #[inline]
     fn count(bytes: usize) {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-            ALLOCATED_BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+        if !COUNTING.load(Ordering::Relaxed) {
+            return;
+        }
+        let slot = SLOT.with(|slot| {
+            if slot.get() == usize::MAX {
+                slot.set(SLOTS_TAKEN.fetch_add(1, Ordering::Relaxed));
+            }
+            slot.get()
+        });
+        match PER_THREAD.get(slot) {
+            // Only this thread writes its slot: a plain read-modify-write is exact.
+            Some(mine) => {
+                let add = |c: &AtomicU64, n: u64| {
+                    c.store(c.load(Ordering::Relaxed) + n, Ordering::Relaxed)
+                };
+                add(&mine.allocations, 1);
+                add(&mine.bytes, bytes as u64);
+            }
+            None => {
+                SHARED.allocations.fetch_add(1, Ordering::Relaxed);
+                SHARED.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -95,10 +143,16 @@ unsafe impl GlobalAlloc for CountingAlloc {
 /// used without the counting allocator, or counting turned off).
 pub fn allocations() -> Option<(u64, u64)> {
     COUNTING.load(Ordering::Relaxed).then(|| {
-        (
-            ALLOCATIONS.load(Ordering::Relaxed),
-            ALLOCATED_BYTES.load(Ordering::Relaxed),
-        )
+        let taken = SLOTS_TAKEN.load(Ordering::Relaxed).min(SLOTS);
+        PER_THREAD[..taken]
+            .iter()
+            .chain(std::iter::once(&SHARED))
+            .fold((0, 0), |(a, b), c| {
+                (
+                    a + c.allocations.load(Ordering::Relaxed),
+                    b + c.bytes.load(Ordering::Relaxed),
+                )
+            })
     })
 }
 

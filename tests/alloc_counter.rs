@@ -5,8 +5,15 @@ use dbcompare::measure::{CountingAlloc, allocations};
 #[global_allocator]
 static ALLOCATOR: CountingAlloc = CountingAlloc;
 
+// One test: the counter is process-wide, so anything else running in this process (another
+// test, or the harness reporting one) would be counted too.
 #[test]
-fn counts_a_known_pattern_exactly() {
+fn counts_known_patterns_exactly() {
+    one_thread();
+    every_thread();
+}
+
+fn one_thread() {
     CountingAlloc::enable();
     let (a0, b0) = allocations().expect("counting is on");
     let boxes: Vec<Box<[u8; 100]>> = (0..10).map(|_| Box::new([0u8; 100])).collect();
@@ -31,4 +38,41 @@ fn counts_a_known_pattern_exactly() {
         "a reallocation counts once, at its new size"
     );
     drop(v);
+}
+
+/// Allocations of other threads, new ones included, are counted as exactly.
+fn every_thread() {
+    use std::sync::{Arc, Barrier};
+
+    CountingAlloc::enable();
+    const THREADS: usize = 4;
+    const BOXES: usize = 1000;
+    // What spawning allocates is done once every thread is ready, what joining allocates
+    // comes after they are done: between the two readings only their boxes are allocated.
+    let ready = Arc::new(Barrier::new(THREADS + 1));
+    let go = Arc::new(Barrier::new(THREADS + 1));
+    let done = Arc::new(Barrier::new(THREADS + 1));
+    let threads: Vec<_> = (0..THREADS)
+        .map(|_| {
+            let (ready, go, done) = (ready.clone(), go.clone(), done.clone());
+            std::thread::spawn(move || {
+                ready.wait();
+                go.wait();
+                for i in 0..BOXES {
+                    std::hint::black_box(Box::new([i as u8; 48]));
+                }
+                done.wait();
+            })
+        })
+        .collect();
+    ready.wait();
+    let (a0, b0) = allocations().unwrap();
+    go.wait();
+    done.wait();
+    let (a1, b1) = allocations().unwrap();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(a1 - a0, (THREADS * BOXES) as u64);
+    assert_eq!(b1 - b0, (THREADS * BOXES * 48) as u64);
 }
