@@ -161,6 +161,30 @@ macro_rules! store_tests {
     };
 }
 
+/// A loopback URL is used over TCP, as it says, though the MySQL driver would switch to the
+/// server's Unix socket on its own; asked for in the URL, the socket is used, and the report
+/// says which it was.
+#[tokio::test]
+async fn mysql_uses_the_transport_its_url_names() {
+    let server = common::start(StoreKind::Mysql, Durability::Durable);
+    for (query, want) in [("", "TCP"), ("?prefer_socket=true", "Unix socket")] {
+        let url = format!("{}{query}", server.url());
+        let mut store =
+            common::connect_url(StoreKind::Mysql, &url, Durability::Durable, None).await;
+        let info = common::described(&mut store).await;
+        assert_eq!(info.settings["transport"], want, "{url}");
+    }
+}
+
+/// PostgreSQL reports its transport too: TCP for a loopback URL.
+#[tokio::test]
+async fn postgres_reports_its_transport() {
+    let server = common::start(StoreKind::Postgres, Durability::Durable);
+    let mut store = common::connect(&server, Durability::Durable).await;
+    let info = common::described(&mut store).await;
+    assert_eq!(info.settings["transport"], "TCP");
+}
+
 /// The MySQL size measure follows the data once it outgrows InnoDB's first pages.
 #[tokio::test]
 async fn mysql_size_grows_with_data() {

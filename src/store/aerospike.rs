@@ -21,6 +21,7 @@ use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
 use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
+use crate::suite::watchdog;
 
 pub const SCHEMES: &[&str] = &["aerospike"];
 
@@ -292,6 +293,7 @@ impl AerospikeStore {
                 })
                 .collect::<Result<Vec<_>>>()?;
             self.client.batch(&BatchPolicy::default(), &mut ops).await?;
+            watchdog::alive();
             if let Some(failed) = ops
                 .iter()
                 .find(|op| op.result_code() != Some(ResultCode::Ok))

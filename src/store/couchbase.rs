@@ -32,6 +32,7 @@ use crate::record::Record;
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
 use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
+use crate::suite::watchdog;
 
 pub const SCHEMES: &[&str] = &["couchbase", "couchbases"];
 
@@ -237,6 +238,7 @@ impl CouchbaseStore {
         let mut upserts = futures::stream::iter(pending).buffer_unordered(UPSERTS_IN_FLIGHT);
         while let Some(done) = upserts.next().await {
             done?;
+            watchdog::alive();
         }
         Ok(())
     }

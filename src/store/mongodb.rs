@@ -27,6 +27,7 @@ use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
 use crate::suite::pool::{BenchRow, PoolTest};
+use crate::suite::watchdog;
 
 pub const SCHEMES: &[&str] = &["mongodb", "mongodb+srv"];
 
@@ -697,6 +698,7 @@ impl Store for MongoStore {
                 .ordered(true)
                 .await
                 .context("loading benchmark_data")?;
+            watchdog::alive();
         }
         self.pool_batch_reset().await
     }

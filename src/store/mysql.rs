@@ -8,13 +8,14 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use chrono::{NaiveDateTime, TimeZone, Utc};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, Row, Statement, TxOpts, Value};
+use mysql_async::{Conn, Opts, OptsBuilder, Row, Statement, TxOpts, Value};
 
 use super::{ConnectSpec, DiskUsage, Store, StoreUrl, dir_bytes};
 use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large};
 use crate::suite::pool::{BenchRow, PoolTest};
+use crate::suite::watchdog;
 
 pub const SCHEMES: &[&str] = &["mysql"];
 
@@ -52,6 +53,23 @@ pub fn check_url(raw: &str) -> Result<()> {
         bail!("the URL must name a database (mysql://user@host:3306/dbname)");
     }
     Ok(())
+}
+
+/// The driver's options for `raw`, on the transport the URL names. The driver, given a
+/// loopback address, would otherwise reconnect through the server's Unix socket unseen
+/// (its `prefer_socket`, on by default): a faster path than the TCP the other stores and
+/// the native tools use, which would skew every comparison. A URL that asks for the
+/// socket (`?socket=PATH` or `?prefer_socket=true`) gets it; the report says which it was.
+fn tcp_as_named(raw: &str) -> Result<Opts> {
+    let opts = Opts::from_url(raw)?;
+    let asks = url::Url::parse(raw)?
+        .query_pairs()
+        .any(|(key, _)| key == "prefer_socket" || key == "socket");
+    Ok(if asks {
+        opts
+    } else {
+        OptsBuilder::from_opts(opts).prefer_socket(false).into()
+    })
 }
 
 struct Prepared {
@@ -148,6 +166,7 @@ async fn insert_rows(conn: &mut Conn, table: &str, rows: &[BenchRow]) -> Result<
             })
             .collect();
         tx.exec_drop(sql, params).await?;
+        watchdog::alive();
     }
     tx.commit().await?;
     Ok(())
@@ -176,7 +195,7 @@ fn text(value: &Value) -> String {
 
 impl MysqlStore {
     pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
-        let opts = Opts::from_url(url.expose())?;
+        let opts = tcp_as_named(url.expose())?;
         let database = opts.db_name().unwrap_or_default().to_string();
         let conn = Conn::new(opts).await?;
         Ok(MysqlStore {
@@ -237,7 +256,7 @@ impl Store for MysqlStore {
         } else {
             "MySQL"
         };
-        let settings = self
+        let mut settings = self
             .variables(&[
                 "innodb_flush_log_at_trx_commit",
                 "sync_binlog",
@@ -247,6 +266,19 @@ impl Store for MysqlStore {
                 "innodb_buffer_pool_size",
             ])
             .await?;
+        // The server's view of this connection: `host:port` over TCP, `localhost` over the
+        // Unix socket.
+        let client: Option<String> = self
+            .conn
+            .query_first(
+                "SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()",
+            )
+            .await?;
+        let transport = match client.context("this connection is not in PROCESSLIST")? {
+            host if host.contains(':') => "TCP",
+            _ => "Unix socket",
+        };
+        settings.insert("transport".to_string(), transport.to_string());
         let binlog_off = matches!(settings["log_bin"].as_str(), "0" | "OFF");
         let durable = settings["innodb_flush_log_at_trx_commit"] == "1"
             && (binlog_off || settings["sync_binlog"] == "1");

@@ -15,6 +15,7 @@ use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large};
 use crate::suite::pool::{BenchRow, PoolTest};
+use crate::suite::watchdog;
 
 pub const SCHEMES: &[&str] = &["postgres", "postgresql"];
 
@@ -132,6 +133,7 @@ async fn copy_rows(client: &Client, table: &str, rows: &[BenchRow]) -> Result<()
                 &r.data,
             ])
             .await?;
+        watchdog::alive();
     }
     writer.finish().await?;
     Ok(())
@@ -210,6 +212,14 @@ impl Store for PostgresStore {
         ] {
             settings.insert(name.to_string(), self.show(name).await?);
         }
+        // NULL over a Unix socket.
+        let tcp: bool = self
+            .client
+            .query_one("SELECT inet_client_addr() IS NOT NULL", &[])
+            .await?
+            .get(0);
+        let transport = if tcp { "TCP" } else { "Unix socket" };
+        settings.insert("transport".to_string(), transport.to_string());
         let durable = settings["fsync"] == "on" && settings["synchronous_commit"] != "off";
         let plan = self
             .client

@@ -17,6 +17,7 @@ use crate::record::{Data, Record};
 use crate::report::model::StoreInfo;
 use crate::suite::driver::{DriverTest, check_large, large_string};
 use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
+use crate::suite::watchdog;
 
 pub const SCHEMES: &[&str] = &["redis"];
 
@@ -369,6 +370,7 @@ impl Store for RedisStore {
         self.unlink_all(POOL_DATA).await?;
         for chunk in rows.chunks(10 * MSET_KEYS) {
             self.write_rows(POOL_DATA, chunk).await?;
+            watchdog::alive();
         }
         Ok(())
     }

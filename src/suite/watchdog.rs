@@ -2,7 +2,8 @@
 //! otherwise hold the run for ever: no timeout covers an operation (a timer per operation
 //! costs client CPU on every one of them), and Ctrl-C asks the run to stop after the
 //! current operation, which never ends. Every timed operation of every suite marks the
-//! run alive ([`alive`], called by `measure::record`); when nothing did for the stall
+//! run alive ([`alive`], called by `measure::record`), and so does every chunk of an
+//! untimed bulk load (the pool suite's table); when nothing did for the stall
 //! timeout, or for a few seconds after Ctrl-C, the store's run is abandoned: it fails with
 //! a message saying so, the phases it finished are kept, and the next store runs.
 
