@@ -133,6 +133,59 @@ async fn driver_suite(kind: StoreKind, not_applicable: &[&str]) {
     assert_eq!(concurrent.concurrency, 16);
 }
 
+/// This process's TCP sockets connected to `port`, each with its TCP_NODELAY setting.
+fn sockets_to(port: u16) -> Vec<bool> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        let Ok(fd) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        // SAFETY: plain queries on a descriptor of this process; one closed meanwhile
+        // makes them fail, which skips it.
+        unsafe {
+            let mut addr: libc::sockaddr_in = std::mem::zeroed();
+            let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+            if libc::getpeername(fd, (&raw mut addr).cast(), &mut len) != 0
+                || i32::from(addr.sin_family) != libc::AF_INET
+                || u16::from_be(addr.sin_port) != port
+            {
+                continue;
+            }
+            let mut on: libc::c_int = 0;
+            let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            if libc::getsockopt(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_NODELAY,
+                (&raw mut on).cast(),
+                &mut len,
+            ) == 0
+            {
+                found.push(on != 0);
+            }
+        }
+    }
+    found
+}
+
+/// The client's connections send every request at once (TCP_NODELAY), as the native tools'
+/// do: with Nagle's algorithm a small write can wait for the previous one's ACK.
+async fn sockets_send_without_delay(kind: StoreKind) {
+    let server = common::start(kind, Durability::Durable);
+    let mut store = common::connect(&server, Durability::Durable).await;
+    store.reset().await.unwrap();
+    let sockets = sockets_to(server.port());
+    assert!(
+        !sockets.is_empty(),
+        "{kind}: no TCP connection to port {}",
+        server.port()
+    );
+    assert!(
+        sockets.iter().all(|&on| on),
+        "{kind}: TCP_NODELAY per socket: {sockets:?}"
+    );
+}
+
 macro_rules! store_tests {
     ($module:ident, $kind:expr, $settings:expr) => {
         mod $module {
@@ -156,6 +209,11 @@ macro_rules! store_tests {
             #[tokio::test]
             async fn no_process_or_directory_survives_a_failing_run() {
                 nothing_survives_a_failing_run($kind).await;
+            }
+
+            #[tokio::test]
+            async fn client_sockets_send_without_delay() {
+                sockets_send_without_delay($kind).await;
             }
         }
     };

@@ -147,7 +147,11 @@ const DRIVER_LARGE: &str = "dbcompare:driver:large";
 
 impl RedisStore {
     pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
-        let client = redis::Client::open(url.expose())?;
+        // TCP_NODELAY, as the other stores' drivers and redis-benchmark set it (this
+        // driver's default leaves Nagle's algorithm on).
+        let info = redis::IntoConnectionInfo::into_connection_info(url.expose())?;
+        let tcp = info.tcp_settings().clone().set_nodelay(true);
+        let client = redis::Client::open(info.set_tcp_settings(tcp))?;
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(spec.connect_timeout))
             // No timer per command (the driver's default arms one on every request): it cost
