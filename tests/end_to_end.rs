@@ -1,7 +1,9 @@
 //! A real SQLite run, checked through the run.json it writes.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+mod common;
+
+use std::ffi::OsStr;
+use std::process::Command;
 use std::time::Duration;
 
 use clap::Parser;
@@ -75,29 +77,21 @@ fn sqlite_micro_and_tiny_run_clean() {
 #[test]
 fn ctrl_c_writes_partial_results_and_exits_130() {
     let out = tempfile::tempdir().unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
-        .args([
-            "--store",
-            "sqlite",
-            "--sizes",
-            "200000",
-            "--warmup-runs",
-            "0",
-            "--out",
-        ])
-        .arg(out.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first_size = lines
-        .find(|l| {
-            l.as_ref()
-                .is_ok_and(|l| l.starts_with("initial database size"))
-        })
-        .expect("the run reached its first insert phase");
-    assert!(first_size.is_ok());
+    let args = [
+        "--store",
+        "sqlite",
+        "--sizes",
+        "200000",
+        "--warmup-runs",
+        "0",
+        "--out",
+    ];
+    let (mut child, lines) = common::spawn_until(
+        args.map(OsStr::new)
+            .into_iter()
+            .chain([out.path().as_os_str()]),
+        "initial database size",
+    );
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: sending SIGINT to our own child process.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);

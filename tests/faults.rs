@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::ffi::OsStr;
 use std::net::TcpListener;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -260,22 +261,12 @@ fn redis_dirs() -> Vec<std::path::PathBuf> {
 /// Ctrl-C (or SIGTERM) once (stop after the current operation) or twice (stop now): either
 /// way exit 130 and no server process or directory is left.
 fn interrupt_a_local_server_run(signal: i32, signals: usize) {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-
     let before = redis_dirs();
     let out = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
-        .args(["--store", "redis", "--sizes", "200000", "--out"])
-        .arg(out.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    assert!(
-        lines.any(|l| l.is_ok_and(|l| l.starts_with("initial database size"))),
-        "the run reached its first insert phase"
+    let args = ["--store", "redis", "--sizes", "200000", "--out"].map(OsStr::new);
+    let (mut child, lines) = common::spawn_until(
+        args.into_iter().chain([out.path().as_os_str()]),
+        "initial database size",
     );
     let server_dir = redis_dirs()
         .into_iter()
@@ -379,27 +370,16 @@ fn freeze_the_server_mid_run(
     trigger: &str,
     then: impl FnOnce(u32),
 ) -> (i32, Report) {
-    use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
-
     let server = common::start(StoreKind::Redis, Durability::Durable);
     let pid = server.pid().expect("a local server has a pid");
     let out = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
-        .args(["--store", "redis", "--url"])
-        .arg(format!("redis={}", server.url()))
-        .args(args)
-        .arg("--out")
-        .arg(out.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    assert!(
-        lines.any(|l| l.is_ok_and(|l| l.starts_with(trigger))),
-        "the run printed '{trigger}'"
-    );
+    let url = format!("redis={}", server.url());
+    let all = ["--store", "redis", "--url", &url]
+        .into_iter()
+        .chain(args.iter().copied())
+        .map(OsStr::new)
+        .chain([OsStr::new("--out"), out.path().as_os_str()]);
+    let (mut child, lines) = common::spawn_until(all, trigger);
     std::thread::sleep(Duration::from_millis(300));
     // SAFETY: signalling the server this test started.
     unsafe { libc::kill(pid, libc::SIGSTOP) };

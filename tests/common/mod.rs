@@ -13,6 +13,30 @@ use dbcompare::store::{AnyStore, ConnectSpec, Durability, Store, StoreKind, Stor
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 
+/// Starts dbcompare with `args` in the background and reads its standard output until a
+/// line starts with `trigger`: the child, and the rest of its output.
+pub fn spawn_until(
+    args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
+    trigger: &str,
+) -> (
+    std::process::Child,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(
+        lines.any(|l| l.is_ok_and(|l| l.starts_with(trigger))),
+        "the run printed a line starting with '{trigger}'"
+    );
+    (child, lines)
+}
+
 /// Starts a throw-away server. A missing server is a failure, never a skip: CI installs
 /// every server these tests need (provisioning/install.sh).
 pub fn start(kind: StoreKind, durability: Durability) -> LocalServer {
