@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # dbcompare beside the native tools, on the same throw-away servers in one run (not in CI).
 # Prints the ratio of dbcompare's throughput to each tool's at equal concurrency:
-#   Redis GET            vs redis-benchmark -t get -P 1 (100-byte values)
-#   PostgreSQL point select (prepared) vs pgbench -S -M prepared (scale 10, -j = CLIENT_THREADS)
+#   Redis GET            vs redis-benchmark -t get -P 1 (100-byte values, --threads as below)
+#   PostgreSQL point select (prepared) vs pgbench -S -M prepared (scale 10, -j as below)
 #   MySQL point select (prepared)      vs sysbench oltp_point_select (100,000 rows)
 #   and both again with the tool running dbcompare's own query on dbcompare's table
 #   (bench/same_query.pgbench, bench/same_query.lua): the same server work on both sides,
@@ -16,7 +16,7 @@
 # throughput on a shared machine, and what a client's own overhead is.
 # Installs what it needs: sysbench and time (Debian), asyncmy (PyPI, in .tools/venv).
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
-# CLIENT_THREADS (dbcompare's --client-threads, 1).
+# CLIENT_THREADS (dbcompare's --client-threads, 1: its default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_RUN:-5}
@@ -79,12 +79,17 @@ timed() { # $1 = output file, then the command
   shift
   /usr/bin/time -f "%U %S" -o "$out.cpu" "$@"
 }
-# pgbench drives its clients with as many threads as dbcompare's runtime has (-j 1, its
-# default, for one client thread), so both clients have the same number of event loops;
-# redis-benchmark has one; sysbench needs a thread per connection.
+# pgbench and redis-benchmark drive their clients with as many threads as dbcompare has
+# event loops (min(concurrency, CLIENT_THREADS): -j for pgbench, --threads for
+# redis-benchmark, each thread an event loop of its own, as dbcompare's); sysbench needs a
+# thread per connection.
+loops() { # $1 = concurrency
+  echo $(($1 < client_threads ? $1 : client_threads))
+}
 pgb() { # $1 = output name, $2 = concurrency, $3 = repetition, then pgbench's script options
   local out="$work/$1-$2-$3" c=$2
-  local j=$((c < client_threads ? c : client_threads))
+  local j
+  j=$(loops "$c")
   shift 3
   timed "$out" "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$j" -T "$seconds" postgres 2>/dev/null \
     | awk -v rate="$out" -v ops="$out.ops" \
@@ -92,9 +97,11 @@ pgb() { # $1 = output name, $2 = concurrency, $3 = repetition, then pgbench's sc
          /^tps/ { print $3 > rate; exit }'
 }
 rb() { # $1 = concurrency, $2 = repetition
-  local out="$work/redis-$1-$2" n=$((100000 * $1))
+  local out="$work/redis-$1-$2" n=$((100000 * $1)) threads=()
   echo "$n" > "$out.ops"
-  timed "$out" redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$1" -n "$n" --csv -q \
+  # One loop: redis-benchmark's own single-threaded mode (no --threads).
+  [ "$(loops "$1")" -gt 1 ] && threads=(--threads "$(loops "$1")")
+  timed "$out" redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$1" -n "$n" "${threads[@]}" --csv -q \
     | awk -F'"' -v rate="$out" '/GET/ { print $4 > rate }'
 }
 sysb() { # $1 = output name, $2 = concurrency, $3 = repetition, then sysbench's command

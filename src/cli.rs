@@ -139,11 +139,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "LEVELS", value_delimiter = ',', default_value = "1", value_parser = parse_positive)]
     pub concurrency: Vec<NonZeroU64>,
 
-    /// Threads of the client's async runtime, which drive every connection. By default 1,
-    /// one event loop, like redis-benchmark and pgbench's default; one per core when an
-    /// embedded store runs at a concurrency above 1 (its calls hold the thread they run
-    /// on). More lets a concurrent client use more cores, which a server on the same
-    /// machine then lacks.
+    /// Client threads, each running one event loop that drives its own connections
+    /// (connection i on loop i mod N, no work stealing). By default 1, one event loop, like
+    /// redis-benchmark and pgbench's default; one per core when an embedded store runs at a
+    /// concurrency above 1 (its calls hold the thread they run on). The pool suite always
+    /// runs on one loop, as its seed does. More loops let a concurrent client use more
+    /// cores, which a server on the same machine then lacks.
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub client_threads: Option<NonZeroU64>,
 

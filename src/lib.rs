@@ -109,15 +109,12 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let plan = RunPlan::resolve(args, &plan::system_env, &server::find)?;
     let out = OutputDir::prepare(&plan.out)?;
     interrupt::install();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(plan.client_threads)
+    // The run's own event loop, on this thread: the first of the client's loops (see
+    // `suite::clients`, which starts one more per further `--client-threads`).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    // The run goes on a worker thread, not on this one: a driver's connection task and the
-    // task waiting for its answer then share a worker, and an answer does not cost a wake-up
-    // across threads (which more than doubles the client's CPU per operation). With one
-    // worker (the default) every connection is driven by one event loop.
     let quiet = plan.quiet;
     let out_dir = out.path().to_path_buf();
     let report = runtime.block_on(async move {

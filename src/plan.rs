@@ -182,9 +182,10 @@ impl RunPlan {
         if let (true, Some((kind, Target::Unavailable(why)))) = (named, unavailable) {
             return Err(UsageError::new(format!("--store {kind}: {why}")));
         }
-        let client_threads = match args.client_threads {
-            Some(n) => n.get() as usize,
-            None => default_client_threads(args.suite, &stores, &args.concurrency),
+        let client_threads = match (args.suite, args.client_threads) {
+            (Suite::Pool, _) => 1,
+            (_, Some(n)) => n.get() as usize,
+            (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
         };
         Ok(RunPlan {
             suite: args.suite,
@@ -265,7 +266,9 @@ impl RunPlan {
 
 /// One event loop, unless an embedded store runs at a concurrency above 1 (or the driver
 /// suite, whose concurrent tests go to 16): its calls hold the thread they run on, so its
-/// tasks get one thread per core (up to the concurrency).
+/// connections get one loop per core (up to the concurrency). A server store's client stays
+/// one loop by default: on a machine whose cores the server shares, a second loop helped
+/// one server and slowed another (see the README); `--client-threads` chooses.
 fn default_client_threads(
     suite: Suite,
     stores: &[(StoreKind, Target)],
@@ -362,17 +365,24 @@ mod tests {
             threads(&["--store", "sqlite", "--suite", "driver"]),
             cores.min(16)
         );
-        assert_eq!(
-            threads(&[
-                "--store",
-                "sqlite",
-                "--concurrency",
-                "8",
-                "--client-threads",
-                "3"
-            ]),
-            3
-        );
+        let given = [
+            "--store",
+            "sqlite",
+            "--concurrency",
+            "8",
+            "--client-threads",
+            "3",
+        ];
+        assert_eq!(threads(&given), 3);
+        let pool = [
+            "--store",
+            "redis",
+            "--suite",
+            "pool",
+            "--client-threads",
+            "3",
+        ];
+        assert_eq!(threads(&pool), 1, "the pool suite runs on one loop");
     }
 
     #[test]

@@ -445,6 +445,42 @@ fn a_server_that_stops_answering_mid_run_fails_its_store_after_the_stall_timeout
 }
 
 #[test]
+fn a_stall_in_a_concurrent_phase_on_several_event_loops_is_abandoned_too() {
+    // Searches dominate each run (100 per insert), four tasks on two client loops: the
+    // freeze most likely catches tasks waiting on both loops, which must all be abandoned
+    // and the loops' threads ended for the run to finish.
+    let args = [
+        "--sizes",
+        "micro",
+        "--searches-per-insert",
+        "100",
+        "--concurrency",
+        "4",
+        "--client-threads",
+        "2",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "100000",
+        "--stall-timeout",
+        "2",
+    ];
+    let (code, report) = freeze_the_server_mid_run(&args, "-- run 2/", |_| {});
+    assert_eq!(code, 1);
+    let redis = store(&report, "redis");
+    assert_eq!(redis.status, StoreStatus::Failed);
+    let error = redis.error.as_deref().unwrap();
+    assert!(error.contains("no operation finished for 2s"), "{error}");
+    let search = redis
+        .phases
+        .iter()
+        .find(|p| p.kind == PhaseKind::Search && p.concurrency == 4)
+        .unwrap_or_else(|| panic!("no search phase kept: {:?}", redis.phases));
+    assert!(search.ops >= 10_000, "{} ops", search.ops);
+    assert_eq!(search.errors, 0);
+}
+
+#[test]
 fn ctrl_c_during_a_stalled_operation_ends_the_run_within_seconds() {
     let args = [
         "--sizes",

@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Result;
 use dbcompare::record::{Record, generate};
@@ -13,6 +14,7 @@ use dbcompare::server::process_alive;
 use dbcompare::store::{AnyStore, DiskUsage, Durability, Store, StoreKind};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, Workload};
+use dbcompare::suite::clients::Connect;
 
 async fn round_trip(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
@@ -23,8 +25,8 @@ async fn round_trip(kind: StoreKind) {
 
 async fn classic_micro(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
-    let connect = || async { Ok(common::connect(&server, Durability::Durable).await) };
-    let result = common::classic_micro(&connect, kind.name()).await;
+    let connect = common::connector(&server, Durability::Durable);
+    let result = common::classic_micro(connect, kind.name()).await;
     if kind == StoreKind::Mysql {
         // InnoDB allocates 16 kB pages: micro's 100 records (about 12 kB) fit in the first
         // page of the table, so its size cannot grow yet (see mysql_size_grows_with_data).
@@ -91,10 +93,14 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
     let (pid, dir) = (server.pid().unwrap(), server.dir().to_path_buf());
     assert!(process_alive(pid) && dir.exists());
-    let connect = || async { Ok(Lying(common::connect(&server, Durability::Durable).await)) };
+    let honest = Arc::new(common::connector(&server, Durability::Durable));
+    let connect = move || {
+        let honest = Arc::clone(&honest);
+        async move { Ok(Lying(honest.connect().await?)) }
+    };
     let mut result = StoreResult::new(kind.name());
     let outcome = classic::run(
-        &connect,
+        &common::clients(connect),
         &Workload::generate(&common::micro_plan()),
         &mut result,
         &mut Silent,
@@ -122,8 +128,8 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
 
 async fn driver_suite(kind: StoreKind, not_applicable: &[&str]) {
     let server = common::start(kind, Durability::Durable);
-    let connect = || async { Ok(common::connect(&server, Durability::Durable).await) };
-    let result = common::driver_tiny(&connect, kind.name()).await;
+    let connect = common::connector(&server, Durability::Durable);
+    let result = common::driver_tiny(connect, kind.name()).await;
     assert_eq!(result.not_applicable, not_applicable, "{kind}");
     let concurrent = result
         .phases

@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 
 use dbcompare::report::model::StoreResult;
 use dbcompare::store::{Durability, Store, StoreKind};
-use dbcompare::suite::classic::Connect;
+use dbcompare::suite::clients::Connect;
 use dbcompare::suite::driver::DriverTest;
 use dbcompare::suite::pool::{self, PoolPlan, PoolSizes};
 
@@ -32,9 +32,8 @@ async fn real_server_round_trip(kind: StoreKind) {
 }
 
 async fn real_server_classic_micro(kind: StoreKind) {
-    let connect =
-        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
-    let result = common::classic_micro(&connect, kind.name()).await;
+    let connect = common::connector_url(kind, &url(kind), Durability::Durable, None);
+    let result = common::classic_micro(connect, kind.name()).await;
     common::size_grew(&result);
 }
 
@@ -66,8 +65,8 @@ async fn real_server_durability(
 
 /// The driver suite at a tiny scale; `not_applicable` lists the tests the store has no
 /// operation for (`None`: it has none at all).
-async fn driver_suite_on<C: Connect>(
-    connect: &C,
+async fn driver_suite_on<C: Connect + Send + 'static>(
+    connect: C,
     name: &str,
     not_applicable: Option<&[&str]>,
 ) -> StoreResult {
@@ -153,9 +152,8 @@ async fn pool_suite_on<C: Connect>(
 
 /// The driver suite on the server at the store's URL.
 async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str]>) {
-    let connect =
-        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
-    driver_suite_on(&connect, kind.name(), not_applicable).await;
+    let connect = common::connector_url(kind, &url(kind), Durability::Durable, None);
+    driver_suite_on(connect, kind.name(), not_applicable).await;
 }
 
 /// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
@@ -314,13 +312,9 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn classic_suite_at_micro_size() {
         let server = jongodb("classic");
-        let connect = || async {
-            Ok(
-                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
-                    .await,
-            )
-        };
-        let result = common::classic_micro(&connect, "mongodb on jongodb").await;
+        let connect =
+            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let result = common::classic_micro(connect, "mongodb on jongodb").await;
         // jongodb keeps nothing on disk and has no dbStats: the size is reported unknown,
         // with the reason, rather than made up.
         assert_eq!(result.initial_size_bytes, None);
@@ -385,13 +379,9 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn driver_suite() {
         let server = jongodb("driver");
-        let connect = || async {
-            Ok(
-                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
-                    .await,
-            )
-        };
-        let result = driver_suite_on(&connect, "mongodb on jongodb", Some(&[])).await;
+        let connect =
+            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let result = driver_suite_on(connect, "mongodb on jongodb", Some(&[])).await;
         let operation = |test: DriverTest| {
             let phase = result
                 .phases

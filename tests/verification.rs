@@ -7,8 +7,9 @@ use dbcompare::store::sqlite::SqliteStore;
 use dbcompare::store::{ConnectSpec, DiskUsage, Durability, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
+use dbcompare::suite::clients::Clients;
 
-fn sqlite_spec() -> ConnectSpec<'static> {
+fn sqlite_spec() -> ConnectSpec {
     ConnectSpec {
         url: None,
         data_dir: None,
@@ -63,16 +64,17 @@ impl Store for Lying {
 
 async fn run_lying(lie: Lie) -> (Result<()>, StoreResult) {
     let plan = ClassicPlan::once(vec!["micro".parse().unwrap()], 40, 1);
-    let connect = || async {
+    let connect = move || async move {
         Ok(Lying {
             inner: SqliteStore::open(&sqlite_spec())?,
             victim: "micro-17",
             lie,
         })
     };
+    let clients = Clients::start(connect, 1).unwrap();
     let mut result = StoreResult::new("sqlite");
     let outcome = classic::run(
-        &connect,
+        &clients,
         &Workload::generate(&plan),
         &mut result,
         &mut Silent,
@@ -118,9 +120,10 @@ async fn a_missing_record_fails_the_run_and_names_its_unique_id() {
 async fn an_honest_store_passes() {
     let plan = ClassicPlan::once(vec!["micro".parse().unwrap()], 40, 1);
     let connect = || async { SqliteStore::open(&sqlite_spec()) };
+    let clients = Clients::start(connect, 1).unwrap();
     let mut result = StoreResult::new("sqlite");
     classic::run(
-        &connect,
+        &clients,
         &Workload::generate(&plan),
         &mut result,
         &mut Silent,

@@ -109,8 +109,9 @@ pub fn render(report: &Report) -> String {
             .join(","),
         p.rate
             .map_or_else(String::new, |r| format!(", open loop at {r:.0} searches/s")),
-        p.client_threads
-            .map_or_else(String::new, |n| format!(", {n} client runtime thread(s)"))
+        p.client_threads.map_or_else(String::new, |n| format!(
+            ", {n} client thread(s), one event loop each"
+        ))
     );
     let _ = writeln!(
         out,

@@ -233,7 +233,7 @@ const DRIVER_ONE: &str = "dbcompare:driver:one";
 const DRIVER_LARGE: &str = "dbcompare:driver:large";
 
 impl AerospikeStore {
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
         let target = parse_url(url.expose())?;
         let mut policy = ClientPolicy::default();
         let ms = u32::try_from(spec.connect_timeout.as_millis()).unwrap_or(u32::MAX);

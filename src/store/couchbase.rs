@@ -255,7 +255,7 @@ impl CouchbaseStore {
         bounded("query rows", result.rows().try_collect()).await
     }
 
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
         let target = parse_url(url.expose())?;
         let http = reqwest::Client::builder()
             .timeout(spec.connect_timeout)

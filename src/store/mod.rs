@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
@@ -341,15 +341,15 @@ pub fn mask_userinfo(text: &str) -> String {
 
 /// Everything a store needs to open.
 #[derive(Debug, Clone)]
-pub struct ConnectSpec<'a> {
+pub struct ConnectSpec {
     /// The server to use (a `--url` or a local throw-away server); `None` for embedded.
-    pub url: Option<&'a StoreUrl>,
+    pub url: Option<StoreUrl>,
     /// A local server's data directory, whose bytes a store may report beside its figure.
-    pub data_dir: Option<&'a Path>,
+    pub data_dir: Option<PathBuf>,
     pub durability: Durability,
     pub connect_timeout: Duration,
     /// `--sqlite-path`.
-    pub sqlite_path: Option<&'a Path>,
+    pub sqlite_path: Option<PathBuf>,
     /// `--couchbase-query`: search through SQL++ instead of KV get.
     pub couchbase_query: bool,
     /// `--mongodb-transactions`: when inserts run in a session transaction.
@@ -358,12 +358,13 @@ pub struct ConnectSpec<'a> {
 
 impl StoreKind {
     /// Opens a connection ready for [`Store::reset`], within the connect timeout.
-    pub async fn connect(self, spec: &ConnectSpec<'_>) -> Result<AnyStore> {
+    pub async fn connect(self, spec: &ConnectSpec) -> Result<AnyStore> {
         if self.is_embedded() {
             return Ok(AnyStore::Sqlite(sqlite::SqliteStore::open(spec)?));
         }
         let url = spec
             .url
+            .as_ref()
             .ok_or_else(|| anyhow!("{self} needs a server URL"))?;
         let connecting = async {
             anyhow::Ok(match self {

@@ -354,7 +354,7 @@ fn is_command_not_found(e: &mongodb::error::Error) -> bool {
 }
 
 impl MongoStore {
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
         let mut options = ClientOptions::parse(url.expose()).await?;
         options.connect_timeout = Some(spec.connect_timeout);
         options.server_selection_timeout = Some(spec.connect_timeout);

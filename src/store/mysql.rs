@@ -194,7 +194,7 @@ fn text(value: &Value) -> String {
 }
 
 impl MysqlStore {
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
         let opts = tcp_as_named(url.expose())?;
         let database = opts.db_name().unwrap_or_default().to_string();
         let conn = Conn::new(opts).await?;
@@ -202,7 +202,7 @@ impl MysqlStore {
             conn,
             prepared: None,
             driver: None,
-            data_dir: spec.data_dir.map(std::path::Path::to_path_buf),
+            data_dir: spec.data_dir.clone(),
             database,
         })
     }

@@ -155,7 +155,7 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
         let mut config = tokio_postgres::Config::from_str(url.expose())?;
         config.connect_timeout(spec.connect_timeout);
         let (client, connection) = config.connect(NoTls).await?;
@@ -177,7 +177,7 @@ impl PostgresStore {
             client,
             prepared: None,
             driver: None,
-            data_dir: spec.data_dir.map(std::path::Path::to_path_buf),
+            data_dir: spec.data_dir.clone(),
         })
     }
 

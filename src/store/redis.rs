@@ -146,7 +146,7 @@ const DRIVER_ONE: &str = "dbcompare:driver:one";
 const DRIVER_LARGE: &str = "dbcompare:driver:large";
 
 impl RedisStore {
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec<'_>) -> Result<Self> {
+    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
         // TCP_NODELAY, as the other stores' drivers and redis-benchmark set it (this
         // driver's default leaves Nagle's algorithm on).
         let info = redis::IntoConnectionInfo::into_connection_info(url.expose())?;
@@ -165,7 +165,7 @@ impl RedisStore {
         Ok(RedisStore {
             conn,
             driver_keys: false,
-            data_dir: spec.data_dir.map(std::path::Path::to_path_buf),
+            data_dir: spec.data_dir.clone(),
         })
     }
 

@@ -56,9 +56,9 @@ pub struct SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating if needed) the database file and sets WAL + `synchronous=FULL`.
-    pub fn open(spec: &ConnectSpec<'_>) -> Result<Self> {
-        let (dir, path) = match spec.sqlite_path {
-            Some(path) => (None, path.to_path_buf()),
+    pub fn open(spec: &ConnectSpec) -> Result<Self> {
+        let (dir, path) = match &spec.sqlite_path {
+            Some(path) => (None, path.clone()),
             None => {
                 let dir = tempfile::Builder::new()
                     .prefix("dbcompare-sqlite-")

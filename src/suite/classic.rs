@@ -4,13 +4,13 @@
 //! runs first (discarded), then measured runs whose figures become medians.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 
 use super::Observer;
+use super::clients::{Clients, Connect};
 use super::open_loop::Pacer;
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
@@ -50,24 +50,6 @@ impl ClassicPlan {
             concurrency: vec![1],
             rate: None,
         }
-    }
-}
-
-/// Opens connections to the store under test: the suite opens one per concurrent task.
-pub trait Connect: Sync {
-    type Store: Store + 'static;
-    fn connect(&self) -> impl Future<Output = Result<Self::Store>> + Send;
-}
-
-impl<F, Fut, S> Connect for F
-where
-    F: Fn() -> Fut + Sync,
-    Fut: Future<Output = Result<S>> + Send,
-    S: Store + 'static,
-{
-    type Store = S;
-    fn connect(&self) -> impl Future<Output = Result<S>> + Send {
-        self()
     }
 }
 
@@ -128,14 +110,14 @@ impl std::fmt::Display for RunLabel {
 /// Runs the suite on a store, filling `result` as it goes (so a failure keeps what was
 /// measured before it). An error fails the store's run; a wrong or missing answer is an
 /// error naming the unique_id it was searched by.
-pub async fn run<C: Connect>(
-    connector: &C,
+pub async fn run<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
     workload: &Workload,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
     let plan = &workload.plan;
-    let mut connections = vec![connector.connect().await?];
+    let mut connections = vec![clients.open(0).await?];
     let mut measured: Vec<PhaseRun> = Vec::new();
     let total = plan.warmup_runs + plan.runs.max(1);
     let mut outcome = Ok(());
@@ -156,7 +138,7 @@ pub async fn run<C: Connect>(
         }
         let mut this_run = Vec::new();
         outcome = run_once(
-            connector,
+            clients,
             &mut connections,
             workload,
             result,
@@ -201,8 +183,8 @@ fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
 /// `runs` holds the measured runs before this one and receives this one's phases. Each
 /// phase is in `result` as soon as it ends, with the runs before it: a run abandoned in the
 /// middle (a stalled store, see `watchdog`) keeps every phase it finished.
-async fn run_once<C: Connect>(
-    connector: &C,
+async fn run_once<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     workload: &Workload,
     result: &mut StoreResult,
@@ -242,19 +224,14 @@ async fn run_once<C: Connect>(
     for &concurrency in &workload.plan.concurrency {
         let concurrency = concurrency.max(1) as usize;
         while connections.len() < concurrency {
-            connections.push(
-                connector
-                    .connect()
-                    .await
-                    .with_context(|| format!("opening connection {}", connections.len() + 1))?,
-            );
+            connections.push(clients.open(connections.len()).await?);
         }
         for work in &workload.sizes {
             let run = if concurrency == 1 && workload.plan.rate.is_none() {
                 search_phase_closed(&mut connections[0], work, observer).await
             } else {
-                search_phase_tasks(connections, concurrency, work, workload.plan.rate, observer)
-                    .await?
+                let rate = workload.plan.rate;
+                search_phase_tasks(clients, connections, concurrency, work, rate, observer).await?
             };
             finish_phase(run, (before, runs), result, observer)?;
         }
@@ -444,17 +421,18 @@ async fn search_task<S: Store>(
     }
 }
 
-/// A search phase over `concurrency` tasks, each on its own connection, closed loop or on
-/// the open-loop schedule of `rate`.
-async fn search_phase_tasks<S: Store + 'static>(
-    connections: &mut Vec<S>,
+/// A search phase over `concurrency` tasks, each on its own connection (and that
+/// connection's event loop), closed loop or on the open-loop schedule of `rate`.
+async fn search_phase_tasks<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
+    connections: &mut Vec<C::Store>,
     concurrency: usize,
     work: &SizeWork,
     rate: Option<f64>,
     observer: &mut dyn Observer,
 ) -> Result<Measured> {
     observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
-    let stores: Vec<S> = connections.drain(..concurrency).collect();
+    let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
     let meter = Meter::start();
     let start = tokio::time::Instant::now();
     let handles: Vec<_> = stores
@@ -462,14 +440,17 @@ async fn search_phase_tasks<S: Store + 'static>(
         .enumerate()
         .map(|(task, store)| {
             let pacer = rate.map(|r| Pacer::new(r, start));
-            tokio::spawn(search_task(
-                store,
-                Arc::clone(&work.records),
-                Arc::clone(&work.order),
+            clients.spawn(
                 task,
-                concurrency,
-                pacer,
-            ))
+                search_task(
+                    store,
+                    Arc::clone(&work.records),
+                    Arc::clone(&work.order),
+                    task,
+                    concurrency,
+                    pacer,
+                ),
+            )
         })
         .collect();
     let _abort = AbortOnDrop::new(&handles);
@@ -512,7 +493,7 @@ async fn search_phase_tasks<S: Store + 'static>(
     let ops = histogram.len();
     let figures = meter.finish(ops, &histogram);
     // Connections return to the pool in task order; one lost to a panic is not reused.
-    let mut rest: Vec<S> = std::mem::take(connections);
+    let mut rest: Vec<C::Store> = std::mem::take(connections);
     returned.append(&mut rest);
     *connections = returned;
     if let Some(e) = panicked {

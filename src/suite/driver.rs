@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::Observer;
-use super::classic::Connect;
+use super::clients::{Clients, Connect};
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
 use crate::measure::{self, Errors, Meter, PhaseRun};
@@ -149,13 +149,13 @@ pub fn check_large(value: &[u8]) -> Result<()> {
 
 /// Runs every test on a store, filling `result.phases` (kind `driver`, size = the test and
 /// its iterations) and `result.not_applicable`.
-pub async fn run<C: Connect>(
-    connector: &C,
+pub async fn run<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
     plan: &DriverPlan,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
-    let mut connections = vec![connector.connect().await?];
+    let mut connections = vec![clients.open(0).await?];
     connections[0].reset().await?;
     result.info = Some(super::per_test_paths(connections[0].describe().await?));
     observer.store_described(result);
@@ -167,7 +167,7 @@ pub async fn run<C: Connect>(
         };
         let concurrency = test.concurrency() as usize;
         while connections.len() < concurrency {
-            connections.push(connector.connect().await?);
+            connections.push(clients.open(connections.len()).await?);
         }
         let size = Size {
             name: test.name(),
@@ -179,7 +179,7 @@ pub async fn run<C: Connect>(
         for rep in 0..total {
             observer.phase_started(PhaseKind::Driver, &size, size.records);
             let (run, first_error) =
-                run_test(&mut connections, test, concurrency, size.clone()).await?;
+                run_test(clients, &mut connections, test, concurrency, size.clone()).await?;
             observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
             let stopped = run.incomplete;
             if rep >= plan.warmup_runs || first_error.is_some() {
@@ -204,22 +204,24 @@ pub async fn run<C: Connect>(
     Ok(())
 }
 
-/// One run of one test over `concurrency` connections; the iterations are shared out.
-async fn run_test<S: Store + 'static>(
-    connections: &mut Vec<S>,
+/// One run of one test over `concurrency` connections, each task on its connection's event
+/// loop; the iterations are shared out.
+async fn run_test<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
+    connections: &mut Vec<C::Store>,
     test: DriverTest,
     concurrency: usize,
     size: Size,
 ) -> Result<(PhaseRun, Option<String>)> {
     let iterations = size.records;
     let operation = test.operation();
-    let stores: Vec<S> = connections.drain(..concurrency).collect();
+    let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
     let meter = Meter::start();
     let handles: Vec<_> = stores
         .into_iter()
         .enumerate()
         .map(|(task, mut store)| {
-            tokio::spawn(async move {
+            clients.spawn(task, async move {
                 let mut histogram = measure::new_histogram();
                 let mut errors = Errors::default();
                 let mut stopped = false;

@@ -1,6 +1,8 @@
 //! Suites and the runner that drives every store of a plan through them. The classic suite
 //! is the blog's; later suites plug in beside it.
 
+use std::sync::Arc;
+
 use anyhow::{Context, Result};
 use chrono::{SecondsFormat, Utc};
 
@@ -16,8 +18,10 @@ use crate::report::model::{
 };
 use crate::server::{self, LocalServer};
 use crate::store::{ConnectSpec, StoreKind, StoreUrl};
+use clients::Clients;
 
 pub mod classic;
+pub mod clients;
 pub mod driver;
 pub mod open_loop;
 pub mod pool;
@@ -178,24 +182,29 @@ async fn run_store(
         Some(dir) => Some(dir.path().join("dbcompare.sqlite")),
         None => plan.sqlite_path.clone(),
     };
-    let spec = ConnectSpec {
-        url: url.as_ref(),
-        data_dir: data_dir.as_deref(),
+    let spec = Arc::new(ConnectSpec {
+        url,
+        data_dir,
         durability: plan.durability,
         connect_timeout: plan.connect_timeout,
-        sqlite_path: sqlite_path.as_deref(),
+        sqlite_path,
         couchbase_query: plan.couchbase_query,
         mongodb_transactions: plan.mongodb_transactions,
+    });
+    let connector = move || {
+        let spec = Arc::clone(&spec);
+        async move { kind.connect(&spec).await }
     };
-    let connector = || kind.connect(&spec);
+    let clients = Clients::start(connector, plan.client_threads)?;
     let suite = async {
         match plan.suite {
-            Suite::Classic => classic::run(&connector, workload, result, observer).await,
-            Suite::Driver => driver::run(&connector, &plan.driver, result, observer).await,
-            Suite::Pool => pool::run(&connector, &plan.pool, result, observer).await,
+            Suite::Classic => classic::run(&clients, workload, result, observer).await,
+            Suite::Driver => driver::run(&clients, &plan.driver, result, observer).await,
+            Suite::Pool => pool::run(clients.connector(), &plan.pool, result, observer).await,
         }
     };
     let outcome = watchdog::guard(plan.stall_timeout, suite).await;
+    drop(clients);
     if let Some(server) = local {
         // Stopping takes a moment (a final fsync); a failure to stop is reported but does
         // not undo the figures.

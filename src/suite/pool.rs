@@ -18,7 +18,7 @@ use rust_decimal::Decimal;
 use tokio::sync::Semaphore;
 
 use super::Observer;
-use super::classic::Connect;
+use super::clients::Connect;
 use crate::interrupt;
 use crate::measure::{self, Meter, PhaseRun};
 use crate::record::Size;

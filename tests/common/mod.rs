@@ -12,6 +12,7 @@ use dbcompare::store::mongodb::Transactions;
 use dbcompare::store::{AnyStore, ConnectSpec, Durability, Store, StoreKind, StoreUrl};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
+use dbcompare::suite::clients::{Clients, Connect};
 
 /// Starts dbcompare with `args` in the background and reads its standard output until a
 /// line starts with `trigger`: the child, and the rest of its output.
@@ -67,8 +68,8 @@ pub async fn connect_with(
 ) -> AnyStore {
     let url = StoreUrl::parse(kind, url).unwrap_or_else(|e| panic!("{e}"));
     let spec = ConnectSpec {
-        url: Some(&url),
-        data_dir,
+        url: Some(url.clone()),
+        data_dir: data_dir.map(std::path::Path::to_path_buf),
         durability,
         connect_timeout: Duration::from_secs(10),
         sqlite_path: None,
@@ -129,11 +130,44 @@ pub async fn round_trip(store: &mut impl Store, name: &str, duplicates_refused: 
     );
 }
 
+/// Opens connections to `url` the way the runner does, on whichever client thread asks.
+pub fn connector_url(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+) -> impl Connect<Store = AnyStore> + Send + 'static + use<> {
+    let (url, data_dir) = (url.to_string(), data_dir.map(std::path::Path::to_path_buf));
+    move || {
+        let (url, data_dir) = (url.clone(), data_dir.clone());
+        async move { Ok(connect_url(kind, &url, durability, data_dir.as_deref()).await) }
+    }
+}
+
+/// [`connector_url`] for a local server.
+pub fn connector(
+    server: &LocalServer,
+    durability: Durability,
+) -> impl Connect<Store = AnyStore> + Send + 'static + use<> {
+    connector_url(
+        server.kind(),
+        &server.url(),
+        durability,
+        Some(&server.data_dir()),
+    )
+}
+
+/// Client threads for a suite in a test: two, so that a concurrent phase has a connection
+/// on a thread of its own.
+pub fn clients<C: Connect + Send + 'static>(connect: C) -> Clients<C> {
+    Clients::start(connect, 2).unwrap()
+}
+
 /// The classic suite at micro size: zero errors, every operation counted.
-pub async fn classic_micro<C: classic::Connect>(connect: &C, name: &str) -> StoreResult {
+pub async fn classic_micro<C: Connect + Send + 'static>(connect: C, name: &str) -> StoreResult {
     let mut result = StoreResult::new(name);
     classic::run(
-        connect,
+        &clients(connect),
         &Workload::generate(&micro_plan_concurrent()),
         &mut result,
         &mut Silent,
@@ -190,14 +224,14 @@ pub fn settings_are(info: &StoreInfo, durability: Durability, expected: &[(&str,
 
 /// The driver suite at a tiny scale: every applicable test runs with zero errors, the
 /// others are listed as not applicable; returns the store's result.
-pub async fn driver_tiny<C: classic::Connect>(connect: &C, name: &str) -> StoreResult {
+pub async fn driver_tiny<C: Connect + Send + 'static>(connect: C, name: &str) -> StoreResult {
     let plan = dbcompare::suite::driver::DriverPlan {
         scale: 0.0005,
         warmup_runs: 1,
         runs: 1,
     };
     let mut result = StoreResult::new(name);
-    dbcompare::suite::driver::run(connect, &plan, &mut result, &mut Silent)
+    dbcompare::suite::driver::run(&clients(connect), &plan, &mut result, &mut Silent)
         .await
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
     let all = dbcompare::suite::driver::DriverTest::all();
