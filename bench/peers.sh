@@ -116,7 +116,7 @@ sysb() { # $1 = output name, $2 = concurrency, $3 = repetition, then sysbench's 
 ours() { # $1 = store (or pool), $2 = repetition
   case $1 in
     pool) "$bin" run --suite pool --store mysql --url "mysql=$my_url" --warmup-runs 1 --runs 1 \
-            --client-threads "$client_threads" --quiet --out "$work/pool-$2" ;;
+            --quiet --out "$work/pool-$2" ;;
     *) local url_var="${1}_url"
        [ "$1" = postgres ] && url_var=pg_url
        [ "$1" = mysql ] && url_var=my_url

@@ -142,8 +142,8 @@ pub struct RunArgs {
     /// Client threads, each running one event loop that drives its own connections
     /// (connection i on loop i mod N, no work stealing). By default 1, one event loop, like
     /// redis-benchmark and pgbench's default; one per core when an embedded store runs at a
-    /// concurrency above 1 (its calls hold the thread they run on). The pool suite always
-    /// runs on one loop, as its seed does. More loops let a concurrent client use more
+    /// concurrency above 1 (its calls hold the thread they run on). The pool suite runs on
+    /// one loop, as its seed does (more is refused there). More loops let a concurrent client use more
     /// cores, which a server on the same machine then lacks.
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub client_threads: Option<NonZeroU64>,

@@ -183,6 +183,12 @@ impl RunPlan {
             return Err(UsageError::new(format!("--store {kind}: {why}")));
         }
         let client_threads = match (args.suite, args.client_threads) {
+            (Suite::Pool, Some(n)) if n.get() > 1 => {
+                return Err(UsageError::new(
+                    "--client-threads: the pool suite runs on one event loop, as its seed's \
+                     asyncio client does; more apply to the classic and driver suites",
+                ));
+            }
             (Suite::Pool, _) => 1,
             (_, Some(n)) => n.get() as usize,
             (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
@@ -374,6 +380,7 @@ mod tests {
             "3",
         ];
         assert_eq!(threads(&given), 3);
+        assert_eq!(threads(&["--store", "redis", "--suite", "pool"]), 1);
         let pool = [
             "--store",
             "redis",
@@ -382,7 +389,8 @@ mod tests {
             "--client-threads",
             "3",
         ];
-        assert_eq!(threads(&pool), 1, "the pool suite runs on one loop");
+        let e = RunPlan::resolve(&args(&pool), &no_env, &installed).unwrap_err();
+        assert!(e.to_string().contains("one event loop"), "{e}");
     }
 
     #[test]

@@ -62,6 +62,10 @@ fn zero_runs_concurrency_or_rate_name_the_flag() {
     refused(&["--rate", "0"], "--rate");
     refused(&["--rate", "fast"], "--rate");
     refused(&["--client-threads", "0"], "--client-threads");
+    refused(
+        &["--suite", "pool", "--client-threads", "2"],
+        "--client-threads: the pool suite runs on one event loop",
+    );
 }
 
 #[test]
