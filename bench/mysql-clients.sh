@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The MySQL driver's own cost, beside sysbench (not in CI): at concurrency 1 over TCP, the
+# same prepared query on dbcompare's table (bench/same_query.lua) run by sysbench, by the
+# blocking `mysql` crate and by mysql_async on a current-thread runtime (bench/mysql-clients,
+# rows fetched, not decoded), and dbcompare's own SEARCH small phase (mysql_async, every row
+# decoded and checked), alternated over the repetitions on one throw-away MariaDB. Prints
+# each client's median queries/s and CPU per query (sysbench's from /usr/bin/time).
+# Settings: RUNS (repetitions, 5), SECONDS_PER_RUN (5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${RUNS:-5}
+seconds=${SECONDS_PER_RUN:-5}
+
+provisioning/install.sh mysql
+for pkg in sysbench time; do
+  [ -x "/usr/bin/$pkg" ] || apt-get install -y -qq "$pkg" >/dev/null || sudo apt-get install -y -qq "$pkg" >/dev/null
+done
+cargo build --release --locked --quiet
+CARGO_TARGET_DIR=target/mysql-clients cargo build --release --locked --quiet \
+  --manifest-path bench/mysql-clients/Cargo.toml
+bin=./target/release/dbcompare
+clients=./target/mysql-clients/release/mysql-clients
+
+work=$(mktemp -d)
+"$bin" server mysql > "$work/url" 2> "$work/log" &
+pid=$!
+cleanup() {
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+for _ in $(seq 1 300); do [ -s "$work/url" ] && break; sleep 0.1; done
+[ -s "$work/url" ] || { cat "$work/log" >&2; exit 1; }
+url=$(cat "$work/url")
+port=${url##*:}; port=${port%%/*}
+# dbcompare's table at size small, as the classic suite leaves it.
+"$bin" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 1 \
+  --durability relaxed --warmup-runs 0 --runs 1 --quiet --out "$work/fill" > /dev/null
+sb=(sysbench bench/same_query.lua --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port"
+    --mysql-user=root --mysql-db=dbcompare --threads=1 --time="$seconds")
+for rep in $(seq 1 "$runs"); do
+  echo "repetition $rep of $runs" >&2
+  order=(sysbench sync async dbcompare)
+  [ $((rep % 2)) -eq 0 ] && order=(dbcompare async sync sysbench)
+  for client in "${order[@]}"; do
+    if [ "$client" = sysbench ]; then
+      /usr/bin/time -f "%U %S" -o "$work/cpu" "${sb[@]}" run > "$work/sb"
+      awk '/queries:/ { q = $2; r = substr($3, 2) } END { print q, r }' "$work/sb" > "$work/q"
+      read -r queries rate < "$work/q"
+      awk -v q="$queries" -v r="$rate" '{ printf "sysbench %s %.2f\n", r, ($1 + $2) / q * 1e6 }' "$work/cpu"
+    elif [ "$client" = dbcompare ]; then
+      "$bin" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 10 \
+        --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null
+      python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stores"][0]
+assert s["status"] == "ok", s.get("error")
+p = next(p for p in s["phases"] if p["kind"] == "search")
+print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
+    else
+      "$clients" "$client" "$url" "$seconds"
+    fi
+  done
+done > "$work/all"
+
+python3 - "$work/all" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+base = statistics.median(float(r[1]) for r in rows if r[0] == "sysbench")
+print(f"{'client (concurrency 1, same query)':40} {'queries/s':>10} {'vs sysbench':>12} {'CPU us/query':>13}")
+names = {"sysbench": "sysbench (libmariadb)", "sync": "mysql crate, blocking",
+         "async": "mysql_async, current-thread runtime", "dbcompare": "dbcompare SEARCH small"}
+for who, name in names.items():
+    rate = statistics.median(float(r[1]) for r in rows if r[0] == who)
+    cpu = statistics.median(float(r[2]) for r in rows if r[0] == who)
+    print(f"{name:40} {rate:>10.0f} {rate / base:>12.2f} {cpu:>13.2f}")
+PY
