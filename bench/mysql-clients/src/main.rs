@@ -36,7 +36,9 @@ fn main() {
         "sync" => {
             use mysql::prelude::Queryable;
             let opts = mysql::Opts::from_url(url).unwrap();
-            let opts = mysql::OptsBuilder::from_opts(opts).prefer_socket(false).tcp_nodelay(true);
+            let opts = mysql::OptsBuilder::from_opts(opts)
+                .prefer_socket(false)
+                .tcp_nodelay(true);
             let mut conn = mysql::Conn::new(opts).unwrap();
             let stmt = conn.prep(FIND).unwrap();
             let (t0, c0) = (Instant::now(), cpu());
@@ -50,7 +52,10 @@ fn main() {
         }
         _ => {
             use mysql_async::prelude::Queryable;
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
             rt.block_on(async {
                 let opts = mysql_async::Opts::from_url(url).unwrap();
                 let opts = mysql_async::OptsBuilder::from_opts(opts).prefer_socket(false);
@@ -68,5 +73,9 @@ fn main() {
             })
         }
     };
-    println!("{mode} {:.0} {:.2}", n as f64 / wall, cpu_s / n as f64 * 1e6);
+    println!(
+        "{mode} {:.0} {:.2}",
+        n as f64 / wall,
+        cpu_s / n as f64 * 1e6
+    );
 }
