@@ -15,21 +15,9 @@ provisioning/install.sh "${stores[@]}"
 cargo build --release --locked --quiet
 bin=./target/release/dbcompare
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-for store in "${stores[@]}"; do
-  "$bin" server "$store" > "$work/$store.url" 2> "$work/$store.log" &
-  pids+=("$!")
-  for _ in $(seq 1 300); do [ -s "$work/$store.url" ] && break; sleep 0.1; done
-  [ -s "$work/$store.url" ] || { cat "$work/$store.log" >&2; exit 1; }
-done
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
+for store in "${stores[@]}"; do start "$store"; done
 
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2

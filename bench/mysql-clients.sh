@@ -21,18 +21,10 @@ CARGO_TARGET_DIR=target/mysql-clients cargo build --release --locked --quiet \
 bin=./target/release/dbcompare
 clients=./target/mysql-clients/release/mysql-clients
 
-work=$(mktemp -d)
-"$bin" server mysql > "$work/url" 2> "$work/log" &
-pid=$!
-cleanup() {
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-for _ in $(seq 1 300); do [ -s "$work/url" ] && break; sleep 0.1; done
-[ -s "$work/url" ] || { cat "$work/log" >&2; exit 1; }
-url=$(cat "$work/url")
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
+start mysql
+url=$(cat "$work/mysql.url")
 port=${url##*:}; port=${port%%/*}
 # dbcompare's table at size small, as the classic suite leaves it.
 "$bin" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 1 \

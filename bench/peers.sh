@@ -35,21 +35,8 @@ cargo build --release --locked --quiet
 bin=./target/release/dbcompare
 pgbin=$(dirname "$(find /usr/lib/postgresql -name pgbench -type f | sort -V | tail -n 1)")
 
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids must stay)
-  "$bin" server "$1" > "$work/$1.url" 2> "$work/$1.log" &
-  pids+=("$!")
-  for _ in $(seq 1 300); do [ -s "$work/$1.url" ] && break; sleep 0.1; done
-  [ -s "$work/$1.url" ] || { cat "$work/$1.log" >&2; exit 1; }
-}
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
 start redis
 start postgres
 start mysql

@@ -1,0 +1,18 @@
+# shellcheck shell=bash
+# Sourced by the bench scripts: a work directory and throw-away servers started with
+# `dbcompare server` ($bin), all stopped and deleted when the script exits.
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids must stay)
+  "${bin:?the dbcompare binary}" server "$1" > "$work/$1.url" 2> "$work/$1.log" &
+  pids+=("$!")
+  for _ in $(seq 1 300); do [ -s "$work/$1.url" ] && break; sleep 0.1; done
+  [ -s "$work/$1.url" ] || { cat "$work/$1.log" >&2; exit 1; }
+}
