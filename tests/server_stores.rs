@@ -378,3 +378,82 @@ store_tests!(
         ("appendonly", "yes", "yes")
     ]
 );
+
+/// Sessions the server saw end without the client's goodbye (the connection just went
+/// away), and client connections it holds besides the asking one.
+async fn abandoned_and_connected(kind: StoreKind, url: &str) -> (u64, u64) {
+    match kind {
+        StoreKind::Mysql => {
+            use mysql_async::prelude::Queryable;
+            let mut conn = mysql_async::Conn::from_url(url).await.unwrap();
+            let mut status = Vec::new();
+            for name in ["Aborted_clients", "Threads_connected"] {
+                let row: Option<(String, u64)> = conn
+                    .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+                    .await
+                    .unwrap();
+                status.push(row.unwrap().1);
+            }
+            conn.disconnect().await.unwrap();
+            (status[0], status[1] - 1)
+        }
+        StoreKind::Postgres => {
+            let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            let task = tokio::spawn(connection);
+            let row = client
+                .query_one(
+                    "SELECT (SELECT sessions_abandoned FROM pg_stat_database \
+                             WHERE datname = current_database()), \
+                            (SELECT count(*) FROM pg_stat_activity \
+                             WHERE backend_type = 'client backend' AND pid <> pg_backend_pid())",
+                    &[],
+                )
+                .await
+                .unwrap();
+            drop(client);
+            task.await.unwrap().unwrap();
+            (row.get::<_, i64>(0) as u64, row.get::<_, i64>(1) as u64)
+        }
+        _ => unreachable!("{kind}: no count of abandoned sessions"),
+    }
+}
+
+/// The classic and driver suites end every connection with the driver's goodbye, sent on
+/// the event loop the connection was opened on (connections on a client thread of their
+/// own included): the server counts no session as abandoned.
+async fn connections_end_with_a_goodbye(kind: StoreKind) {
+    let server = common::start(kind, Durability::Relaxed);
+    let url = server.url();
+    let (before, _) = abandoned_and_connected(kind, &url).await;
+    common::classic_micro(common::connector(&server, Durability::Relaxed), kind.name()).await;
+    common::driver_tiny(common::connector(&server, Durability::Relaxed), kind.name()).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let abandoned = loop {
+        let (abandoned, connected) = abandoned_and_connected(kind, &url).await;
+        if connected == 0 {
+            break abandoned;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{kind}: {connected} connection(s) still open 10 s after the suites"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert_eq!(
+        abandoned - before,
+        0,
+        "{kind}: sessions that ended without a goodbye"
+    );
+}
+
+#[tokio::test]
+async fn mysql_connections_end_with_a_goodbye() {
+    connections_end_with_a_goodbye(StoreKind::Mysql).await;
+}
+
+#[tokio::test]
+async fn postgres_connections_end_with_a_goodbye() {
+    connections_end_with_a_goodbye(StoreKind::Postgres).await;
+}

@@ -226,6 +226,8 @@ pub struct AerospikeStore {
     indexes: std::result::Result<(), String>,
     /// Whether the driver suite's fixed records were written.
     driver_records: bool,
+    /// Whether [`Store::close`] closed the client (so dropping it need not).
+    closed: bool,
 }
 
 /// The driver suite's fixed records (in the benchmark's set): a small one and a 10 kB one.
@@ -266,6 +268,7 @@ impl AerospikeStore {
             admin,
             indexes: Err("not created yet".to_string()),
             driver_records: false,
+            closed: false,
         })
     }
 
@@ -380,6 +383,9 @@ impl AerospikeStore {
 
 impl Drop for AerospikeStore {
     fn drop(&mut self) {
+        if self.closed {
+            return;
+        }
         // The client's cluster-tending task runs until close(); close it in the background.
         let client = self.client.clone();
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -605,6 +611,12 @@ impl Store for AerospikeStore {
             .read_rows(POOL_BATCH, crate::suite::pool::BATCH_ROWS, Bins::None)
             .await?;
         Ok(found.iter().filter(|r| r.is_some()).count() as u64)
+    }
+
+    /// Stops the cluster-tending task and closes the client's connections.
+    async fn close(mut self) -> Result<()> {
+        self.closed = true;
+        Ok(self.client.close().await?)
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {

@@ -94,6 +94,16 @@ pub trait Store: Send {
     fn pool_batch_count(&mut self) -> impl Future<Output = Result<u64>> + Send {
         async { Err(anyhow!("the pool suite is not applicable to this store")) }
     }
+
+    /// Ends the connection with the driver's goodbye to the server, where it has one (by
+    /// default the store is simply dropped). The suites call it after a connection's last
+    /// operation, on the event loop the connection was opened on.
+    fn close(self) -> impl Future<Output = Result<()>> + Send
+    where
+        Self: Sized,
+    {
+        async { Ok(()) }
+    }
 }
 
 /// A store's on-disk size: the figure the tables show, and others measured beside it.
@@ -460,6 +470,9 @@ impl Store for AnyStore {
     }
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
         dispatch!(self, s => s.disk_usage().await)
+    }
+    async fn close(self) -> Result<()> {
+        dispatch!(self, s => s.close().await)
     }
     fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
         dispatch!(self, s => s.driver_operation(test))

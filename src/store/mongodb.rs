@@ -738,6 +738,16 @@ impl Store for MongoStore {
         Ok(self.pool_batch.count_documents(doc! {}).await?)
     }
 
+    /// Ends the session, then shuts the client down (its monitors and connection pool).
+    async fn close(self) -> Result<()> {
+        let MongoStore {
+            client, session, ..
+        } = self;
+        drop(session);
+        client.shutdown().await;
+        Ok(())
+    }
+
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
         // fsync flushes every write to disk first (it needs the admin database).
         let fsync = self

@@ -533,6 +533,11 @@ impl Store for MysqlStore {
         n.context("no count")
     }
 
+    /// COM_QUIT, then the socket is closed.
+    async fn close(self) -> Result<()> {
+        Ok(self.conn.disconnect().await?)
+    }
+
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
         self.conn
             .query_drop("ANALYZE TABLE dbcompare_records")

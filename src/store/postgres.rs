@@ -152,6 +152,8 @@ pub struct PostgresStore {
     driver: Option<DriverStatements>,
     /// A local server's data directory, measured beside pg_database_size.
     data_dir: Option<std::path::PathBuf>,
+    /// The driver's connection task, on the event loop the connection was opened on.
+    connection: tokio::task::JoinHandle<()>,
 }
 
 impl PostgresStore {
@@ -159,7 +161,7 @@ impl PostgresStore {
         let mut config = tokio_postgres::Config::from_str(url.expose())?;
         config.connect_timeout(spec.connect_timeout);
         let (client, connection) = config.connect(NoTls).await?;
-        tokio::spawn(async move {
+        let connection = tokio::spawn(async move {
             if let Err(e) = connection.await {
                 eprintln!("warning: postgres connection ended: {e}");
             }
@@ -178,6 +180,7 @@ impl PostgresStore {
             prepared: None,
             driver: None,
             data_dir: spec.data_dir.clone(),
+            connection,
         })
     }
 
@@ -488,5 +491,18 @@ impl Store for PostgresStore {
                 .insert("data directory (with WAL)".to_string(), dir_bytes(dir));
         }
         Ok(usage)
+    }
+
+    /// Drops the client, whose connection task then sends Terminate and ends; waits for it.
+    async fn close(self) -> Result<()> {
+        let PostgresStore {
+            client,
+            prepared,
+            driver,
+            connection,
+            ..
+        } = self;
+        drop((prepared, driver, client));
+        connection.await.context("the connection task")
     }
 }

@@ -156,6 +156,7 @@ pub async fn run<C: Connect + Send + 'static>(
         }
     }
     result.phases = aggregate_by_phase(&measured);
+    clients.close(connections).await;
     outcome
 }
 

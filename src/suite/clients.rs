@@ -12,6 +12,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use tokio::runtime::Handle;
@@ -19,6 +20,10 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::store::Store;
+
+/// How long closing a connection may take: the goodbye of a server that no longer answers
+/// is given up after it (the connection is dropped all the same).
+const CLOSE_LIMIT: Duration = Duration::from_secs(2);
 
 /// Opens connections to the store under test.
 pub trait Connect: Sync {
@@ -91,6 +96,25 @@ impl<C: Connect + Send + 'static> Clients<C> {
         F::Output: Send + 'static,
     {
         self.loops[index % self.loops.len()].spawn(task)
+    }
+
+    /// Closes `connections` (connection `i` being the one opened as `i`), each on its own
+    /// event loop, so that a driver's goodbye goes out on the loop its socket belongs to,
+    /// while that loop still runs; waits for all. A connection that fails to close, or takes
+    /// longer than [`CLOSE_LIMIT`], is dropped: the figures are taken by then.
+    pub async fn close(&self, connections: Vec<C::Store>) {
+        let closing: Vec<_> = connections
+            .into_iter()
+            .enumerate()
+            .map(|(i, store)| {
+                self.spawn(i, async move {
+                    let _ = tokio::time::timeout(CLOSE_LIMIT, store.close()).await;
+                })
+            })
+            .collect();
+        for task in closing {
+            let _ = task.await;
+        }
     }
 }
 

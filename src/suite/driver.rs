@@ -156,6 +156,19 @@ pub async fn run<C: Connect + Send + 'static>(
     observer: &mut dyn Observer,
 ) -> Result<()> {
     let mut connections = vec![clients.open(0).await?];
+    let outcome = run_tests(clients, &mut connections, plan, result, observer).await;
+    clients.close(connections).await;
+    outcome
+}
+
+/// [`run`]'s tests, on `connections` (opened as they are needed).
+async fn run_tests<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
+    connections: &mut Vec<C::Store>,
+    plan: &DriverPlan,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
     connections[0].reset().await?;
     result.info = Some(super::per_test_paths(connections[0].describe().await?));
     observer.store_described(result);
@@ -179,7 +192,7 @@ pub async fn run<C: Connect + Send + 'static>(
         for rep in 0..total {
             observer.phase_started(PhaseKind::Driver, &size, size.records);
             let (run, first_error) =
-                run_test(clients, &mut connections, test, concurrency, size.clone()).await?;
+                run_test(clients, connections, test, concurrency, size.clone()).await?;
             observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
             let stopped = run.incomplete;
             if rep >= plan.warmup_runs || first_error.is_some() {
