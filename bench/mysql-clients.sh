@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# The MySQL driver's own cost, beside sysbench (not in CI): at concurrency 1 over TCP, the
-# same prepared query on dbcompare's table (bench/same_query.lua) run by sysbench, by the
-# blocking `mysql` crate and by mysql_async on a current-thread runtime (bench/mysql-clients,
-# rows fetched, not decoded), and dbcompare's own SEARCH small phase (mysql_async, every row
-# decoded and checked), alternated over the repetitions on one throw-away MariaDB. Prints
-# each client's median queries/s and CPU per query (sysbench's from /usr/bin/time).
-# Settings: RUNS (repetitions, 5), SECONDS_PER_RUN (5).
+# The MySQL driver's own cost, beside sysbench (not in CI): over TCP, the same prepared query
+# on dbcompare's table (bench/same_query.lua) run by sysbench (a thread per connection), by
+# the blocking `mysql` crate (a thread per connection too) and by mysql_async (tasks on
+# LOOPS current-thread runtimes) in bench/mysql-clients (rows fetched, not decoded), and
+# dbcompare's own SEARCH small phase (mysql_async on LOOPS event loops, every row decoded and
+# checked), alternated over the repetitions on one throw-away MariaDB. Prints each client's
+# median queries/s and CPU per query (sysbench's from /usr/bin/time).
+# Settings: CONCURRENCY (connections, 1), LOOPS (event loops of the async clients, 1),
+# RUNS (repetitions, 5), SECONDS_PER_RUN (5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
 seconds=${SECONDS_PER_RUN:-5}
+concurrency=${CONCURRENCY:-1}
+loops=${LOOPS:-1}
 
 provisioning/install.sh mysql
 for pkg in sysbench time; do
@@ -30,7 +34,7 @@ port=${url##*:}; port=${port%%/*}
 "$bin" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 1 \
   --durability relaxed --warmup-runs 0 --runs 1 --quiet --out "$work/fill" > /dev/null
 sb=(sysbench bench/same_query.lua --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port"
-    --mysql-user=root --mysql-db=dbcompare --threads=1 --time="$seconds")
+    --mysql-user=root --mysql-db=dbcompare --threads="$concurrency" --time="$seconds")
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2
   order=(sysbench sync async dbcompare)
@@ -43,6 +47,7 @@ for rep in $(seq 1 "$runs"); do
       awk -v q="$queries" -v r="$rate" '{ printf "sysbench %s %.2f\n", r, ($1 + $2) / q * 1e6 }' "$work/cpu"
     elif [ "$client" = dbcompare ]; then
       "$bin" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 10 \
+        --concurrency "$concurrency" --client-threads "$loops" \
         --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null
       python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))["stores"][0]
@@ -50,18 +55,20 @@ assert s["status"] == "ok", s.get("error")
 p = next(p for p in s["phases"] if p["kind"] == "search")
 print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
     else
-      "$clients" "$client" "$url" "$seconds"
+      "$clients" "$client" "$url" "$seconds" "$concurrency" "$loops"
     fi
   done
 done > "$work/all"
 
-python3 - "$work/all" <<'PY'
+python3 - "$work/all" "$concurrency" "$loops" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 base = statistics.median(float(r[1]) for r in rows if r[0] == "sysbench")
-print(f"{'client (concurrency 1, same query)':40} {'queries/s':>10} {'vs sysbench':>12} {'CPU us/query':>13}")
+conc, loops = sys.argv[2], sys.argv[3]
+print(f"{'client (concurrency ' + conc + ', same query)':40} {'queries/s':>10} {'vs sysbench':>12} {'CPU us/query':>13}")
 names = {"sysbench": "sysbench (libmariadb)", "sync": "mysql crate, blocking",
-         "async": "mysql_async, current-thread runtime", "dbcompare": "dbcompare SEARCH small"}
+         "async": f"mysql_async, {loops} current-thread loop(s)",
+         "dbcompare": f"dbcompare SEARCH small, {loops} loop(s)"}
 for who, name in names.items():
     rate = statistics.median(float(r[1]) for r in rows if r[0] == who)
     cpu = statistics.median(float(r[2]) for r in rows if r[0] == who)

@@ -16,12 +16,17 @@
 # throughput on a shared machine, and what a client's own overhead is.
 # Installs what it needs: sysbench and time (Debian), asyncmy (PyPI, in .tools/venv).
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
-# CLIENT_THREADS (dbcompare's --client-threads, 1: its default).
+# CLIENT_THREADS (dbcompare's --client-threads, 1: its default), STORES (which rows, a
+# space-separated list of redis, postgres, mysql and pool; all by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_RUN:-5}
 runs=${RUNS:-5}
 client_threads=${CLIENT_THREADS:-1}
+stores=${STORES:-redis postgres mysql pool}
+for what in $stores; do
+  case $what in redis|postgres|mysql|pool) ;; *) echo "STORES: unknown $what" >&2; exit 2 ;; esac
+done
 
 provisioning/install.sh postgres mysql redis
 for pkg in sysbench time; do
@@ -128,15 +133,15 @@ theirs() { # $1 = store (or pool), $2 = repetition
 }
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2
-  for what in redis postgres mysql pool; do
+  for what in $stores; do
     if [ $((rep % 2)) -eq 1 ]; then ours "$what" "$rep"; theirs "$what" "$rep"
     else theirs "$what" "$rep"; ours "$what" "$rep"; fi
   done
 done
 
-python3 - "$work" "$runs" "$client_threads" <<'PY'
+python3 - "$work" "$runs" "$client_threads" "$stores" <<'PY'
 import json, statistics, sys
-work, runs, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+work, runs, threads, stores = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split()
 reps = range(1, runs + 1)
 def load(path):
     return json.load(open(path))
@@ -161,22 +166,22 @@ def row(label, conc, ours, theirs, fmt):
     ratios = [o / t for o, t in zip(ours, theirs)]
     print(f"{label:56} {conc:>4} {fmt(statistics.median(ours)):>10} {fmt(statistics.median(theirs)):>10}"
           f" {statistics.median(ratios):>6.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
-first = load(f"{work}/redis-ours-1/run.json")
+first = load(f"{work}/{stores[0]}-ours-1/run.json" if stores[0] != "pool" else f"{work}/pool-1/run.json")
 m = first["machine"]
 print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
       f" {runs} alternated repetitions, {threads} client thread(s)")
 print(f"{'workload':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
-tools = [("redis", "redis-benchmark GET -P 1", "redis"),
-         ("postgres", "pgbench -S -M prepared", "pg"),
-         ("postgres", "pgbench, same query", "pgsq"),
-         ("mysql", "sysbench oltp_point_select", "my"),
-         ("mysql", "sysbench, same query", "mysq")]
+tools = [t for t in [("redis", "redis-benchmark GET -P 1", "redis"),
+                     ("postgres", "pgbench -S -M prepared", "pg"),
+                     ("postgres", "pgbench, same query", "pgsq"),
+                     ("mysql", "sysbench oltp_point_select", "my"),
+                     ("mysql", "sysbench, same query", "mysq")] if t[0] in stores]
 for store, tool, name in tools:
     for c in (1, 8):
         row(f"{store} point lookup vs {tool} (ops/s)", c,
             [search(r, store, c) for r in reps], [native(name, c, r) for r in reps], lambda v: f"{v:.0f}")
-version = load(f"{work}/asyncmy-1.json")["asyncmy"]
-for test in ("LargeResultSet", "ConnectionPool"):
+for test in ("LargeResultSet", "ConnectionPool") if "pool" in stores else ():
+    version = load(f"{work}/asyncmy-1.json")["asyncmy"]
     # Times: the ratio is the tool's time over dbcompare's (above 1: dbcompare is faster).
     ours = [pool(r, test) for r in reps]
     theirs = [load(f"{work}/asyncmy-{r}.json")[test] for r in reps]

@@ -1,8 +1,11 @@
-//! Bare point-select loops at concurrency 1, to split what the MySQL driver costs from what
-//! dbcompare adds: the blocking `mysql` crate and mysql_async (on a current-thread runtime,
-//! as dbcompare's one event loop), both from the same project and protocol code, each running
-//! dbcompare's prepared search on dbcompare's table over TCP; rows fetched, not decoded.
-//! Usage: mysql-clients sync|async URL SECONDS; prints `mode queries/s CPU-us/query`.
+//! Bare point-select loops, to split what the MySQL driver costs from what dbcompare adds:
+//! the blocking `mysql` crate (a thread per connection, as sysbench) and mysql_async (tasks
+//! on current-thread runtimes, as dbcompare's event loops), both from the same project and
+//! protocol code, each running dbcompare's prepared search on dbcompare's table over TCP;
+//! rows fetched, not decoded.
+//! Usage: mysql-clients sync|async URL SECONDS [CONNECTIONS [LOOPS]]; connections 1 and
+//! loops 1 by default (async only: connection i on loop i mod LOOPS).
+//! Prints `mode queries/s CPU-us/query`.
 use std::time::{Duration, Instant};
 
 const FIND: &str = "SELECT id, unique_id, created_by, updated_by, deleted_by, created_at, data \
@@ -18,6 +21,7 @@ fn cpu() -> f64 {
 
 /// Keys `small-1` .. `small-N`, drawn by xorshift.
 struct Keys(u64, u64);
+
 impl Keys {
     fn next(&mut self) -> String {
         self.0 ^= self.0 << 13;
@@ -30,52 +34,91 @@ impl Keys {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (mode, url, secs) = (&args[1], &args[2], args[3].parse::<u64>().unwrap());
-    let mut keys = Keys(0x9e3779b97f4a7c15, 10_000);
+    let connections: u64 = args.get(4).map_or(1, |a| a.parse().unwrap());
+    let loops: u64 = args.get(5).map_or(1, |a| a.parse().unwrap());
     let limit = Duration::from_secs(secs);
-    let (n, wall, cpu_s) = match mode.as_str() {
+    let keys = |c: u64| {
+        Keys(
+            0x9e3779b97f4a7c15 ^ (c + 1).wrapping_mul(0x2545f4914f6cdd1d),
+            10_000,
+        )
+    };
+    let (t0, c0) = (Instant::now(), cpu());
+    let n: u64 = match mode.as_str() {
         "sync" => {
-            use mysql::prelude::Queryable;
-            let opts = mysql::Opts::from_url(url).unwrap();
-            let opts = mysql::OptsBuilder::from_opts(opts)
-                .prefer_socket(false)
-                .tcp_nodelay(true);
-            let mut conn = mysql::Conn::new(opts).unwrap();
-            let stmt = conn.prep(FIND).unwrap();
-            let (t0, c0) = (Instant::now(), cpu());
-            let mut n = 0u64;
-            while t0.elapsed() < limit {
-                let row: Option<mysql::Row> = conn.exec_first(&stmt, (keys.next(),)).unwrap();
-                assert!(row.is_some());
-                n += 1;
-            }
-            (n, t0.elapsed().as_secs_f64(), cpu() - c0)
+            let threads: Vec<_> = (0..connections)
+                .map(|c| {
+                    let url = url.clone();
+                    std::thread::spawn(move || sync_loop(&url, keys(c), limit))
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).sum()
         }
         _ => {
-            use mysql_async::prelude::Queryable;
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
-                let opts = mysql_async::Opts::from_url(url).unwrap();
-                let opts = mysql_async::OptsBuilder::from_opts(opts).prefer_socket(false);
-                let mut conn = mysql_async::Conn::new(opts).await.unwrap();
-                let stmt = conn.prep(FIND).await.unwrap();
-                let (t0, c0) = (Instant::now(), cpu());
-                let mut n = 0u64;
-                while t0.elapsed() < limit {
-                    let row: Option<mysql_async::Row> =
-                        conn.exec_first(&stmt, (keys.next(),)).await.unwrap();
-                    assert!(row.is_some());
-                    n += 1;
-                }
-                (n, t0.elapsed().as_secs_f64(), cpu() - c0)
-            })
+            let threads: Vec<_> = (0..loops)
+                .map(|l| {
+                    let url = url.clone();
+                    let mine: Vec<u64> = (0..connections).filter(|c| c % loops == l).collect();
+                    std::thread::spawn(move || {
+                        let rt = tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .build()
+                            .unwrap();
+                        rt.block_on(async {
+                            let tasks: Vec<_> = mine
+                                .into_iter()
+                                .map(|c| tokio::spawn(async_loop(url.clone(), keys(c), limit)))
+                                .collect();
+                            let mut n = 0;
+                            for t in tasks {
+                                n += t.await.unwrap();
+                            }
+                            n
+                        })
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).sum()
         }
     };
+    let (wall, cpu_s) = (t0.elapsed().as_secs_f64(), cpu() - c0);
     println!(
         "{mode} {:.0} {:.2}",
         n as f64 / wall,
         cpu_s / n as f64 * 1e6
     );
+}
+
+/// One blocking connection searching until `limit` has passed; returns its query count.
+fn sync_loop(url: &str, mut keys: Keys, limit: Duration) -> u64 {
+    use mysql::prelude::Queryable;
+    let opts = mysql::Opts::from_url(url).unwrap();
+    let opts = mysql::OptsBuilder::from_opts(opts)
+        .prefer_socket(false)
+        .tcp_nodelay(true);
+    let mut conn = mysql::Conn::new(opts).unwrap();
+    let stmt = conn.prep(FIND).unwrap();
+    let (t0, mut n) = (Instant::now(), 0);
+    while t0.elapsed() < limit {
+        let row: Option<mysql::Row> = conn.exec_first(&stmt, (keys.next(),)).unwrap();
+        assert!(row.is_some());
+        n += 1;
+    }
+    n
+}
+
+/// One mysql_async connection searching until `limit` has passed; returns its query count.
+async fn async_loop(url: String, mut keys: Keys, limit: Duration) -> u64 {
+    use mysql_async::prelude::Queryable;
+    let opts = mysql_async::Opts::from_url(&url).unwrap();
+    let opts = mysql_async::OptsBuilder::from_opts(opts).prefer_socket(false);
+    let mut conn = mysql_async::Conn::new(opts).await.unwrap();
+    let stmt = conn.prep(FIND).await.unwrap();
+    let (t0, mut n) = (Instant::now(), 0);
+    while t0.elapsed() < limit {
+        let row: Option<mysql_async::Row> = conn.exec_first(&stmt, (keys.next(),)).await.unwrap();
+        assert!(row.is_some());
+        n += 1;
+    }
+    n
 }
