@@ -420,15 +420,37 @@ async fn abandoned_and_connected(kind: StoreKind, url: &str) -> (u64, u64) {
     }
 }
 
-/// The classic and driver suites end every connection with the driver's goodbye, sent on
-/// the event loop the connection was opened on (connections on a client thread of their
-/// own included): the server counts no session as abandoned.
+/// Every suite ends every connection with the driver's goodbye, the classic and driver
+/// suites on the event loop the connection was opened on (connections on a client thread of
+/// their own included), the pool suite also the 50 connections of Concurrent Queries and
+/// its pool's: the server counts no session as abandoned.
 async fn connections_end_with_a_goodbye(kind: StoreKind) {
     let server = common::start(kind, Durability::Relaxed);
     let url = server.url();
     let (before, _) = abandoned_and_connected(kind, &url).await;
     common::classic_micro(common::connector(&server, Durability::Relaxed), kind.name()).await;
     common::driver_tiny(common::connector(&server, Durability::Relaxed), kind.name()).await;
+    let plan = dbcompare::suite::pool::PoolPlan {
+        seed: 5,
+        warmup_runs: 0,
+        runs: 1,
+        concurrency: vec![50],
+    };
+    let sizes = dbcompare::suite::pool::PoolSizes {
+        rows: 2_000,
+        large_result: 660,
+        batch_rows: 1_000,
+    };
+    let mut result = StoreResult::new(kind.name());
+    dbcompare::suite::pool::run_sized(
+        &common::connector(&server, Durability::Relaxed),
+        &plan,
+        sizes,
+        &mut result,
+        &mut Silent,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{kind}: {e:#}"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let abandoned = loop {
         let (abandoned, connected) = abandoned_and_connected(kind, &url).await;

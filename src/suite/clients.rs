@@ -100,22 +100,28 @@ impl<C: Connect + Send + 'static> Clients<C> {
 
     /// Closes `connections` (connection `i` being the one opened as `i`), each on its own
     /// event loop, so that a driver's goodbye goes out on the loop its socket belongs to,
-    /// while that loop still runs; waits for all. A connection that fails to close, or takes
-    /// longer than [`CLOSE_LIMIT`], is dropped: the figures are taken by then.
+    /// while that loop still runs; waits for all.
     pub async fn close(&self, connections: Vec<C::Store>) {
         let closing: Vec<_> = connections
             .into_iter()
             .enumerate()
-            .map(|(i, store)| {
-                self.spawn(i, async move {
-                    let _ = tokio::time::timeout(CLOSE_LIMIT, store.close()).await;
-                })
-            })
+            .map(|(i, store)| self.spawn(i, close(store)))
             .collect();
         for task in closing {
             let _ = task.await;
         }
     }
+}
+
+/// Closes `store` (see [`Store::close`]) on the caller's loop. A connection that fails to
+/// close, or takes longer than [`CLOSE_LIMIT`], is dropped: the figures are taken by then.
+pub async fn close<S: Store>(store: S) {
+    let _ = tokio::time::timeout(CLOSE_LIMIT, store.close()).await;
+}
+
+/// Closes `stores` at once, on the caller's loop.
+pub async fn close_all<S: Store>(stores: impl IntoIterator<Item = S>) {
+    futures::future::join_all(stores.into_iter().map(close)).await;
 }
 
 /// A thread running one event loop until it is dropped.

@@ -18,7 +18,7 @@ use rust_decimal::Decimal;
 use tokio::sync::Semaphore;
 
 use super::Observer;
-use super::clients::Connect;
+use super::clients::{self, Connect};
 use crate::interrupt;
 use crate::measure::{self, Meter, PhaseRun};
 use crate::record::Size;
@@ -196,6 +196,20 @@ pub async fn run_sized<C: Connect>(
         bail!("pool suite sizes out of range: {sizes:?}");
     }
     let mut main = connector.connect().await?;
+    let outcome = run_tests(connector, &mut main, plan, sizes, result, observer).await;
+    clients::close(main).await;
+    outcome
+}
+
+/// [`run_sized`]'s tests, `main` being the connection that loads the table.
+async fn run_tests<C: Connect>(
+    connector: &C,
+    main: &mut C::Store,
+    plan: &PoolPlan,
+    sizes: PoolSizes,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
     main.reset().await?;
     result.info = Some(super::per_test_paths(main.describe().await?));
     observer.store_described(result);
@@ -232,7 +246,7 @@ pub async fn run_sized<C: Connect>(
                 }
                 let run = match test {
                     PoolTest::LargeResultSet => {
-                        large_result_set(&mut main, &table, sizes.large_result, observer).await
+                        large_result_set(main, &table, sizes.large_result, observer).await
                     }
                     PoolTest::ConcurrentQueries => {
                         concurrent_queries(connector, &table, level, observer).await
@@ -240,7 +254,7 @@ pub async fn run_sized<C: Connect>(
                     PoolTest::ConnectionPool => {
                         connection_pool(connector, &table, rep, level, observer).await
                     }
-                    PoolTest::BatchInsert => batch_insert(&mut main, &batch, observer).await,
+                    PoolTest::BatchInsert => batch_insert(main, &batch, observer).await,
                 }
                 .with_context(|| test.name().to_string())?;
                 observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
@@ -319,7 +333,8 @@ fn check_row(table: &[BenchRow], id: i32, got: Option<BenchRow>) -> Result<()> {
     }
 }
 
-/// SELECTs at once (the seed's 50), each opening its own connection first.
+/// SELECTs at once (the seed's 50), each opening its own connection first; the connections
+/// are closed after the timing.
 async fn concurrent_queries<C: Connect>(
     connector: &C,
     table: &[BenchRow],
@@ -343,20 +358,35 @@ async fn concurrent_queries<C: Connect>(
             let got = store.pool_point(id).await?;
             let elapsed = t.elapsed();
             check_row(table, id, got)?;
-            anyhow::Ok(elapsed)
+            anyhow::Ok((elapsed, store))
         })
         .collect();
     let mut histogram = measure::new_histogram();
+    let mut opened = Vec::with_capacity(connections);
+    let mut failure = None;
     while let Some(done) = tasks.next().await {
-        measure::record(&mut histogram, done?);
+        match done {
+            Ok((elapsed, store)) => {
+                measure::record(&mut histogram, elapsed);
+                opened.push(store);
+            }
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
     }
-    Ok(phase_run(
+    let run = phase_run(
         PoolTest::ConcurrentQueries,
         connections as u64,
         connections,
         histogram,
         meter,
-    ))
+    );
+    clients::close_all(opened).await;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(run),
+    }
 }
 
 /// 2,000 point SELECTs from `workers` tasks (the seed's 50) over a pool of 5 to 20
@@ -422,17 +452,20 @@ async fn connection_pool<C: Connect>(
     for h in done {
         histogram.add(&h?).expect("histograms of one shape merge");
     }
-    let opened = pool.idle.lock().expect("no panics under the lock").len();
-    if !(POOL_MIN..=POOL_MAX).contains(&opened) {
-        bail!("the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}");
-    }
-    Ok(phase_run(
+    let run = phase_run(
         PoolTest::ConnectionPool,
         u64::from(POOL_QUERIES),
         workers,
         histogram,
         meter,
-    ))
+    );
+    let idle = pool.idle.into_inner().expect("no panics under the lock");
+    let opened = idle.len();
+    clients::close_all(idle).await;
+    if !(POOL_MIN..=POOL_MAX).contains(&opened) {
+        bail!("the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}");
+    }
+    Ok(run)
 }
 
 /// 10,000 rows into `benchmark_batch` with the store's batch path.
