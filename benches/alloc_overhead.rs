@@ -7,10 +7,12 @@
 
 use std::time::{Duration, Instant};
 
-use dbcompare::measure::{CountingAlloc, Spread, allocations};
-use dbcompare::record::generate;
+use dbcompare::catalog::Durability;
+use dbcompare::measure::{CountingAlloc, allocations};
+use dbcompare::report::stats::Spread;
 use dbcompare::store::sqlite::SqliteStore;
-use dbcompare::store::{ConnectSpec, Durability, Store};
+use dbcompare::store::{ConnectSpec, Store};
+use dbcompare::workload::record::generate;
 
 #[global_allocator]
 static ALLOCATOR: CountingAlloc = CountingAlloc;
@@ -28,9 +30,7 @@ fn main() {
             data_dir: None,
             durability: Durability::Relaxed,
             connect_timeout: Duration::from_secs(10),
-            sqlite_path: None,
-            couchbase_query: false,
-            mongodb_transactions: Default::default(),
+            options: Default::default(),
         };
         let mut store = SqliteStore::open(&spec).unwrap();
         store.reset().await.unwrap();
@@ -38,7 +38,7 @@ fn main() {
         for r in &records {
             store.insert(r).await.unwrap();
         }
-        let order = dbcompare::record::search_order(1, &"small".parse().unwrap(), (BLOCK * PAIRS * 2) as u64);
+        let order = dbcompare::workload::record::search_order(1, &"small".parse().unwrap(), (BLOCK * PAIRS * 2) as u64);
         let mut chunks = order.chunks(BLOCK);
         let mut rates = [Vec::new(), Vec::new()];
         let mut allocs_per_search = 0.0;

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::record::{DEFAULT_SEED, Size};
-use crate::store::{Durability, StoreKind};
+use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::workload::record::{DEFAULT_SEED, Size};
 
 /// Benchmark key/document stores side by side on the same workload and publish the tables.
 ///
@@ -58,7 +58,7 @@ pub fn parse_store(s: &str) -> Result<StoreSelector, String> {
     StoreKind::from_str(s, true)
         .map(StoreSelector::One)
         .map_err(|_| {
-            let names: Vec<&str> = StoreKind::ALL.iter().map(|k| k.name()).collect();
+            let names: Vec<&str> = StoreKind::all().iter().map(|k| k.name()).collect();
             format!(
                 "unknown store '{s}'; valid names: all, {}",
                 names.join(", ")
@@ -166,11 +166,6 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// SQLite: use (and keep) this database file instead of a temporary one. Its
-    /// dbcompare_records table is dropped and recreated.
-    #[arg(long, value_name = "FILE")]
-    pub sqlite_path: Option<PathBuf>,
-
     /// `durable`: every commit is on disk before it is acknowledged. `relaxed`: each
     /// store's documented fast mode (the blog's unmatched settings).
     #[arg(long, value_enum, default_value_t)]
@@ -186,16 +181,6 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS", default_value = "300")]
     pub stall_timeout: u64,
 
-    /// Couchbase: search through a SQL++ query on an index on unique_id (created by the
-    /// reset) instead of a KV get by key.
-    #[arg(long)]
-    pub couchbase_query: bool,
-
-    /// MongoDB: when each insert runs in a session transaction (`auto`: on a replica set
-    /// or sharded cluster).
-    #[arg(long, value_enum, default_value_t)]
-    pub mongodb_transactions: crate::store::mongodb::Transactions,
-
     /// Keep the data directories of the local servers dbcompare starts (their paths are
     /// printed), for inspection.
     #[arg(long)]
@@ -203,6 +188,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub server: ServerArgs,
+
+    #[command(flatten, next_help_heading = "Options of one store")]
+    pub options: StoreOptions,
 }
 
 /// Where the servers are.

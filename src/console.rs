@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::record::Size;
 use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
 use crate::report::text;
 use crate::suite::Observer;
+use crate::workload::record::Size;
 
 /// Prints a run as it goes.
 pub struct Console {

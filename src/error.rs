@@ -12,7 +12,7 @@ impl UsageError {
     }
 }
 
-/// The process exit code for an error returned by [`crate::run`]: 2 for usage errors, else 1.
+/// The process exit code for an error returned by [`crate::run()`]: 2 for usage errors, else 1.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
     if error.downcast_ref::<UsageError>().is_some() || error.downcast_ref::<clap::Error>().is_some()
     {

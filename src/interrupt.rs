@@ -1,6 +1,7 @@
 //! Ctrl-C (and SIGTERM, SIGHUP): the first one asks the run to stop after the current
 //! operation (its partial results are written, marked interrupted, and every local server
-//! is stopped); a second one stops the local servers and exits at once.
+//! is stopped); a second one runs the cleanup it was installed with (stopping the local
+//! servers) and exits at once.
 
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,13 +12,13 @@ pub const EXIT_CODE: u8 = 130;
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 static INSTALL: Once = Once::new();
 
-/// Installs the handler (once per process).
-pub fn install() {
+/// Installs the handler (once per process); a second Ctrl-C calls `cleanup`, then exits.
+pub fn install(cleanup: fn()) {
     INSTALL.call_once(|| {
-        let installed = ctrlc::set_handler(|| {
+        let installed = ctrlc::set_handler(move || {
             if REQUESTED.swap(true, Ordering::SeqCst) {
                 eprintln!("\ninterrupted again: stopping local servers and exiting without writing results");
-                crate::server::kill_all();
+                cleanup();
                 std::process::exit(i32::from(EXIT_CODE));
             }
             eprintln!(

@@ -2,39 +2,58 @@
 //! the results as tables.
 //!
 //! # Layout
-//! - [`cli`]: the command line (clap derive), no I/O.
-//! - [`plan`]: raw arguments -> a validated [`plan::RunPlan`].
-//! - [`record`]: the benchmark record and its seeded, stable generator.
-//! - [`store`]: the [`store::Store`] trait, the closed set of stores, one file per store.
-//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete).
-//! - [`suite`]: the runner and the suites (classic first).
-//! - [`measure`]: timers, latency histograms, errors and CPU time of a phase.
-//! - [`report`]: the `run.json` model, its renderers (text, markdown, JSON) and file output.
+//! Floors from the top down: a module imports only modules on the floors below it (and none
+//! imports a module that imports it back).
+//! - `main.rs`: parses the command line, calls [`run()`], turns the result into an exit code.
+//! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite, the
+//!   report out (written after every store).
+//! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
+//!   stores, where each one's server comes from).
 //! - [`console`]: lines and progress bars while a run goes.
-//! - [`machine`]: what the run was made on.
-//! - [`interrupt`]: Ctrl-C handling.
-//! - [`error`]: usage errors (exit 2).
+//! - [`cli`]: the command line (clap derive), no I/O.
+//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete),
+//!   one launcher per server.
+//! - [`suite`]: the suites' runners (classic, driver, pool), the client's event loops,
+//!   open-loop pacing and the stall watchdog.
+//! - [`measure`]: timers, latency histograms, errors, CPU time and the counting allocator.
+//! - [`store`]: the [`store::Store`] trait and the suites' capability traits, the registry
+//!   of adapters ([`store::registry`]), URLs ([`store::url`]), one folder per store.
+//! - [`report`]: the `run.json` model, its renderers (text, markdown, JSON: no I/O), the
+//!   statistics of repeated figures, and the one place that writes files.
+//! - [`workload`]: the vocabulary stores and suites share: the classic record and its
+//!   generator, the driver suite's operations, the pool suite's rows.
+//! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
+//!   options, and what a store reports about itself.
+//! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
+//!   heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
 
+// The classic suite's future nests the runner's, the watchdog's, the suite's, `AnyStore`'s
+// and each driver's own; computing its layout takes more than the default 128 levels.
+#![recursion_limit = "256"]
+
+pub mod catalog;
 pub mod cli;
 pub mod console;
 pub mod error;
 pub mod interrupt;
+pub mod liveness;
 pub mod machine;
 pub mod measure;
 pub mod plan;
-pub mod record;
 pub mod report;
+pub mod run;
 pub mod server;
 pub mod store;
 pub mod suite;
+pub mod workload;
 
 use anyhow::{Context, Result};
 
+use catalog::StoreKind;
 use cli::{Cli, Command};
 use plan::RunPlan;
 use report::OutputDir;
 use report::model::{Report, RunStatus, StoreStatus};
-use store::StoreKind;
 
 /// How a run ended, as a process exit code.
 pub fn exit_code(report: &Report) -> u8 {
@@ -67,7 +86,7 @@ pub fn run(cli: Cli) -> Result<u8> {
 
 fn list(args: &cli::ListArgs) -> Result<()> {
     let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
-    let rows: Vec<Vec<String>> = StoreKind::ALL
+    let rows: Vec<Vec<String>> = StoreKind::all()
         .iter()
         .map(|&k| {
             let (status, how) = plan::target(k, &urls, &server::find).describe();
@@ -90,7 +109,7 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
     let installation = server::find(kind).ok_or_else(|| {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))
     })?;
-    interrupt::install();
+    interrupt::install(server::kill_all);
     let local = server::start(kind, &installation, args.durability, false)?;
     println!("{}", local.url());
     eprintln!(
@@ -108,7 +127,7 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
 fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let plan = RunPlan::resolve(args, &plan::system_env, &server::find)?;
     let out = OutputDir::prepare(&plan.out)?;
-    interrupt::install();
+    interrupt::install(server::kill_all);
     // The run's own event loop, on this thread: the first of the client's loops (see
     // `suite::clients`, which starts one more per further `--client-threads`).
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -120,7 +139,7 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let report = runtime.block_on(async move {
         tokio::spawn(async move {
             let mut console = console::Console::new(plan.quiet);
-            suite::run_plan(&plan, Some(&out), &mut console).await
+            run::run_plan(&plan, Some(&out), &mut console).await
         })
         .await
         .context("the run panicked")?

@@ -6,12 +6,16 @@ use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::cli::{RunArgs, ServerArgs, StoreSelector, Suite};
 use crate::error::UsageError;
 use crate::report::model::PlanSummary;
 use crate::server::{self, Installation};
-use crate::store::{Durability, StoreKind, StoreUrl};
+use crate::store::registry::parse_url;
+use crate::store::url::{StoreUrl, mask_userinfo};
 use crate::suite::classic::ClassicPlan;
+use crate::suite::driver::DriverPlan;
+use crate::suite::pool::PoolPlan;
 
 /// Concurrency levels in the order given, each once.
 fn dedup_levels(levels: &[std::num::NonZeroU64]) -> Vec<u32> {
@@ -62,8 +66,8 @@ pub struct RunPlan {
     /// Stores in run order, without duplicates, each with where it runs.
     pub stores: Vec<(StoreKind, Target)>,
     pub classic: ClassicPlan,
-    pub driver: crate::suite::driver::DriverPlan,
-    pub pool: crate::suite::pool::PoolPlan,
+    pub driver: DriverPlan,
+    pub pool: PoolPlan,
     pub out: PathBuf,
     pub quiet: bool,
     pub durability: Durability,
@@ -73,9 +77,8 @@ pub struct RunPlan {
     /// Threads of the client's async runtime.
     pub client_threads: usize,
     pub keep_data: bool,
-    pub sqlite_path: Option<PathBuf>,
-    pub couchbase_query: bool,
-    pub mongodb_transactions: crate::store::mongodb::Transactions,
+    /// Each store's own options.
+    pub options: StoreOptions,
 }
 
 /// Reads the environment (a function, so tests can give their own).
@@ -95,16 +98,16 @@ pub fn resolve_urls(
     env: Env<'_>,
 ) -> Result<BTreeMap<StoreKind, StoreUrl>, UsageError> {
     let mut urls = BTreeMap::new();
-    for kind in StoreKind::ALL.into_iter().filter(|k| !k.is_embedded()) {
+    for &kind in StoreKind::all().iter().filter(|k| !k.is_embedded()) {
         if let Some(raw) = env(&kind.url_env()) {
-            let url = StoreUrl::parse(kind, &raw)
+            let url = parse_url(kind, &raw)
                 .map_err(|e| UsageError::new(format!("{} (from {})", e.0, kind.url_env())))?;
             urls.insert(kind, url);
         }
     }
     for entry in &args.urls {
         let (name, raw) = entry.split_once('=').ok_or_else(|| {
-            UsageError::new(format!("--url: expected STORE=URL (for example postgres=postgres://user@host/db), got '{}'", crate::store::mask_userinfo(entry)))
+            UsageError::new(format!("--url: expected STORE=URL (for example postgres=postgres://user@host/db), got '{}'", mask_userinfo(entry)))
         })?;
         let kind = crate::cli::parse_store(name)
             .ok()
@@ -113,13 +116,13 @@ pub fn resolve_urls(
                 StoreSelector::All => None,
             })
             .ok_or_else(|| {
-                let names: Vec<&str> = StoreKind::ALL.iter().map(|k| k.name()).collect();
+                let names: Vec<&str> = StoreKind::all().iter().map(|k| k.name()).collect();
                 UsageError::new(format!(
                     "--url: unknown store '{name}'; valid names: {}",
                     names.join(", ")
                 ))
             })?;
-        urls.insert(kind, StoreUrl::parse(kind, raw)?);
+        urls.insert(kind, parse_url(kind, raw)?);
     }
     Ok(urls)
 }
@@ -157,7 +160,7 @@ impl RunPlan {
                 })
                 .collect()
         } else {
-            StoreKind::ALL.to_vec()
+            StoreKind::all().to_vec()
         };
         let mut names = HashSet::new();
         for size in &args.sizes {
@@ -205,12 +208,12 @@ impl RunPlan {
                 concurrency: dedup_levels(&args.concurrency),
                 rate: args.rate.map(|r| r.get() as f64),
             },
-            driver: crate::suite::driver::DriverPlan {
+            driver: DriverPlan {
                 scale: args.scale,
                 warmup_runs: args.warmup_runs,
                 runs: args.runs.get() as u32,
             },
-            pool: crate::suite::pool::PoolPlan {
+            pool: PoolPlan {
                 seed: args.seed,
                 warmup_runs: args.warmup_runs,
                 runs: args.runs.get() as u32,
@@ -230,9 +233,7 @@ impl RunPlan {
             }),
             client_threads,
             keep_data: args.keep_data,
-            sqlite_path: args.sqlite_path.clone(),
-            couchbase_query: args.couchbase_query,
-            mongodb_transactions: args.mongodb_transactions,
+            options: args.options.clone(),
         })
     }
 
@@ -321,7 +322,7 @@ mod tests {
     fn all_keeps_unavailable_stores_to_skip_them() {
         let plan = RunPlan::resolve(&args(&[]), &no_env, &installed).unwrap();
         let kinds: Vec<_> = plan.stores.iter().map(|(k, _)| *k).collect();
-        assert_eq!(kinds, StoreKind::ALL);
+        assert_eq!(kinds, StoreKind::all());
         assert_eq!(plan.stores[0].1, Target::Embedded);
         assert!(
             matches!(plan.stores[1].1, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))

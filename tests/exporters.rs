@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use dbcompare::machine::Machine;
-use dbcompare::record::Size;
 use dbcompare::report::model::*;
 use dbcompare::report::{json, markdown, text};
+use dbcompare::workload::record::Size;
 
 fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> PhaseResult {
     PhaseResult {

@@ -11,10 +11,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use dbcompare::catalog::{Durability, StoreKind};
 use dbcompare::report::json;
 use dbcompare::report::model::{PhaseKind, Report, StoreStatus};
 use dbcompare::server::{self, Installation};
-use dbcompare::store::{Durability, StoreKind};
 use predicates::prelude::PredicateBooleanExt;
 
 struct Run {

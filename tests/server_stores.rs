@@ -8,13 +8,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Result;
-use dbcompare::record::{Record, generate};
+use dbcompare::catalog::{Durability, StoreKind};
 use dbcompare::report::model::{StoreInfo, StoreResult};
 use dbcompare::server::process_alive;
-use dbcompare::store::{AnyStore, DiskUsage, Durability, Store, StoreKind};
+use dbcompare::store::registry::AnyStore;
+use dbcompare::store::{DiskUsage, NotApplicable, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, Workload};
 use dbcompare::suite::clients::Connect;
+use dbcompare::workload::record::{Record, generate};
 
 async fn round_trip(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
@@ -66,6 +68,9 @@ async fn durability_is_read_back(kind: StoreKind, expected: [(&str, &str, &str);
 struct Lying(AnyStore);
 
 impl Store for Lying {
+    type Driver = NotApplicable;
+    type Pool = NotApplicable;
+
     async fn describe(&mut self) -> Result<StoreInfo> {
         self.0.describe().await
     }
@@ -436,7 +441,7 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
         runs: 1,
         concurrency: vec![50],
     };
-    let sizes = dbcompare::suite::pool::PoolSizes {
+    let sizes = dbcompare::workload::pool::PoolSizes {
         rows: 2_000,
         large_result: 660,
         batch_rows: 1_000,

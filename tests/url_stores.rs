@@ -15,11 +15,13 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+use dbcompare::catalog::{Durability, StoreKind};
 use dbcompare::report::model::StoreResult;
-use dbcompare::store::{Durability, Store, StoreKind};
+use dbcompare::store::{DriverStore, PoolStore, Store};
 use dbcompare::suite::clients::Connect;
-use dbcompare::suite::driver::DriverTest;
-use dbcompare::suite::pool::{self, PoolPlan, PoolSizes};
+use dbcompare::suite::pool::{PoolPlan, run_sized};
+use dbcompare::workload::driver::DriverOp;
+use dbcompare::workload::pool::{self, PoolSizes};
 
 fn url(kind: StoreKind) -> String {
     std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()))
@@ -65,7 +67,7 @@ async fn real_server_durability(
 
 /// The driver suite at a tiny scale; `not_applicable` lists the tests the store has no
 /// operation for (`None`: it has none at all).
-async fn driver_suite_on<C: Connect + Send + 'static>(
+async fn driver_suite_on<C: Connect<Store: DriverStore> + Send + 'static>(
     connect: C,
     name: &str,
     not_applicable: Option<&[&str]>,
@@ -90,7 +92,7 @@ async fn driver_suite_on<C: Connect + Send + 'static>(
 /// The pool suite at these sizes (Concurrent Queries and Connection Pool at 4 and 50 at
 /// once): `applicable` says whether the store has it at all. Every test is measured with
 /// zero errors (every answer is compared with the rows loaded).
-async fn pool_suite_on<C: Connect>(
+async fn pool_suite_on<C: Connect<Store: PoolStore>>(
     connect: &C,
     name: &str,
     sizes: PoolSizes,
@@ -103,7 +105,7 @@ async fn pool_suite_on<C: Connect>(
         concurrency: vec![4, 50],
     };
     let mut result = StoreResult::new(name);
-    pool::run_sized(
+    run_sized(
         connect,
         &plan,
         sizes,
@@ -163,88 +165,110 @@ async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
     pool_suite_on(&connect, kind.name(), PoolSizes::SEED, applicable).await;
 }
 
+/// The real-server tests of the stores dbcompare starts no server of, one module per store,
+/// and the list of those stores ([`REAL_SERVER_TESTED`]).
 macro_rules! real_server_tests {
-    (
-        $module:ident,
-        $kind:expr,
-        $cfg:ident,
-        $why:literal,
-        $durable:expr,
-        $relaxed:expr,
-        driver_not_applicable: $driver_na:expr,
-        pool: $pool:expr
-    ) => {
-        mod $module {
-            use super::*;
-
-            #[tokio::test]
-            #[cfg_attr(not($cfg), ignore = $why)]
-            async fn round_trip_compares_every_field() {
-                real_server_round_trip($kind).await;
-            }
-
-            #[tokio::test]
-            #[cfg_attr(not($cfg), ignore = $why)]
-            async fn classic_suite_at_micro_size() {
-                real_server_classic_micro($kind).await;
-            }
-
-            #[tokio::test]
-            #[cfg_attr(not($cfg), ignore = $why)]
-            async fn durability_settings_are_read_back() {
-                real_server_durability($kind, $durable, $relaxed).await;
-            }
-
-            #[tokio::test]
-            #[cfg_attr(not($cfg), ignore = $why)]
-            async fn driver_suite_at_a_tiny_scale() {
-                real_server_driver_suite($kind, $driver_na).await;
-            }
-
-            #[tokio::test]
-            #[cfg_attr(not($cfg), ignore = $why)]
-            async fn pool_suite() {
-                real_server_pool_suite($kind, $pool).await;
-            }
+    ($(
+        $module:ident {
+            kind: $kind:expr,
+            cfg: $cfg:ident,
+            why: $why:literal,
+            durable: $durable:expr,
+            relaxed: $relaxed:expr,
+            driver_not_applicable: $driver_na:expr,
+            pool: $pool:expr $(,)?
         }
+    )+) => {
+        $(
+            mod $module {
+                use super::*;
+
+                #[tokio::test]
+                #[cfg_attr(not($cfg), ignore = $why)]
+                async fn round_trip_compares_every_field() {
+                    real_server_round_trip($kind).await;
+                }
+
+                #[tokio::test]
+                #[cfg_attr(not($cfg), ignore = $why)]
+                async fn classic_suite_at_micro_size() {
+                    real_server_classic_micro($kind).await;
+                }
+
+                #[tokio::test]
+                #[cfg_attr(not($cfg), ignore = $why)]
+                async fn durability_settings_are_read_back() {
+                    real_server_durability($kind, $durable, $relaxed).await;
+                }
+
+                #[tokio::test]
+                #[cfg_attr(not($cfg), ignore = $why)]
+                async fn driver_suite_at_a_tiny_scale() {
+                    real_server_driver_suite($kind, $driver_na).await;
+                }
+
+                #[tokio::test]
+                #[cfg_attr(not($cfg), ignore = $why)]
+                async fn pool_suite() {
+                    real_server_pool_suite($kind, $pool).await;
+                }
+            }
+        )+
+
+        /// The stores with real-server tests in this file.
+        const REAL_SERVER_TESTED: &[StoreKind] = &[$($kind),+];
     };
 }
 
-real_server_tests!(
-    mongodb,
-    StoreKind::Mongodb,
-    mongodb_url,
-    "NOT RUN: no MongoDB server here; set DBCOMPARE_MONGODB_URL=mongodb://host:27017/dbcompare",
-    &[("write_concern", "w:1, j:true")],
-    &[("write_concern", "w:1, j:false")],
-    driver_not_applicable: Some(&[]),
-    pool: true
-);
-real_server_tests!(
-    aerospike,
-    StoreKind::Aerospike,
-    aerospike_url,
-    "NOT RUN: no Aerospike server here; set DBCOMPARE_AEROSPIKE_URL=aerospike://host:3000/namespace",
-    &[],
-    &[],
-    driver_not_applicable: Some(&[
-        "PreparedQueryRowParam",
-        "EchoMixed5",
-        "SelectLargeRaw",
-        "SelectPreparedLargeRaw"
-    ]),
-    pool: true
-);
-real_server_tests!(
-    couchbase,
-    StoreKind::Couchbase,
-    couchbase_url,
-    "NOT RUN: no Couchbase server here; set DBCOMPARE_COUCHBASE_URL=couchbase://user:pass@host/bucket",
-    &[("durability_level", "majorityAndPersistToActive")],
-    &[("durability_level", "none")],
-    driver_not_applicable: Some(&["PreparedQueryRowParam", "EchoMixed5"]),
-    pool: true
-);
+real_server_tests! {
+    mongodb {
+        kind: StoreKind::Mongodb,
+        cfg: mongodb_url,
+        why: "NOT RUN: no MongoDB server here; set DBCOMPARE_MONGODB_URL=mongodb://host:27017/dbcompare",
+        durable: &[("write_concern", "w:1, j:true")],
+        relaxed: &[("write_concern", "w:1, j:false")],
+        driver_not_applicable: Some(&[]),
+        pool: true,
+    }
+    aerospike {
+        kind: StoreKind::Aerospike,
+        cfg: aerospike_url,
+        why: "NOT RUN: no Aerospike server here; set DBCOMPARE_AEROSPIKE_URL=aerospike://host:3000/namespace",
+        durable: &[],
+        relaxed: &[],
+        driver_not_applicable: Some(&[
+            "PreparedQueryRowParam",
+            "EchoMixed5",
+            "SelectLargeRaw",
+            "SelectPreparedLargeRaw"
+        ]),
+        pool: true,
+    }
+    couchbase {
+        kind: StoreKind::Couchbase,
+        cfg: couchbase_url,
+        why: "NOT RUN: no Couchbase server here; set DBCOMPARE_COUCHBASE_URL=couchbase://user:pass@host/bucket",
+        durable: &[("durability_level", "majorityAndPersistToActive")],
+        relaxed: &[("durability_level", "none")],
+        driver_not_applicable: Some(&["PreparedQueryRowParam", "EchoMixed5"]),
+        pool: true,
+    }
+}
+
+/// A store dbcompare starts no server of runs only by URL: without tests here it would
+/// never be tested against a real server.
+#[test]
+fn every_store_without_a_local_server_has_real_server_tests() {
+    for &kind in StoreKind::all() {
+        let url_only = kind.server().is_some_and(|s| s.launcher.is_none());
+        assert_eq!(
+            REAL_SERVER_TESTED.contains(&kind),
+            url_only,
+            "{kind}: a store dbcompare starts no server of has its real-server tests in \
+             real_server_tests! (and its cfg in build.rs), and only such a store"
+        );
+    }
+}
 
 /// A running jongodb, stopped on drop.
 struct Jongodb {
@@ -362,7 +386,7 @@ mod mongodb_adapter_on_jongodb {
             &server.url,
             Durability::Durable,
             None,
-            dbcompare::store::mongodb::Transactions::Always,
+            dbcompare::catalog::Transactions::Always,
         )
         .await;
         let info = common::described(&mut store).await;
@@ -382,7 +406,7 @@ mod mongodb_adapter_on_jongodb {
         let connect =
             common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
         let result = driver_suite_on(connect, "mongodb on jongodb", Some(&[])).await;
-        let operation = |test: DriverTest| {
+        let operation = |test: DriverOp| {
             let phase = result
                 .phases
                 .iter()
@@ -391,12 +415,9 @@ mod mongodb_adapter_on_jongodb {
             assert!(phase.ops > 0, "{}", test.name());
             phase.operation.clone().unwrap_or_default()
         };
-        assert!(operation(DriverTest::PreparedQueryRowParam).contains("<iteration>"));
-        assert!(operation(DriverTest::EchoMixed5).contains("DateTime"));
-        for raw in [
-            DriverTest::SelectLargeRaw,
-            DriverTest::SelectPreparedLargeRaw,
-        ] {
+        assert!(operation(DriverOp::PreparedQueryRowParam).contains("<iteration>"));
+        assert!(operation(DriverOp::EchoMixed5).contains("DateTime"));
+        for raw in [DriverOp::SelectLargeRaw, DriverOp::SelectPreparedLargeRaw] {
             assert!(operation(raw).contains("raw BSON"));
         }
     }
@@ -411,12 +432,12 @@ mod mongodb_adapter_on_jongodb {
         store.reset().await.unwrap();
         for i in [0, 1, 2, 12_345] {
             store
-                .driver(DriverTest::PreparedQueryRowParam, i)
+                .driver(DriverOp::PreparedQueryRowParam, i)
                 .await
                 .unwrap();
-            store.driver(DriverTest::EchoMixed5, i).await.unwrap();
+            store.driver(DriverOp::EchoMixed5, i).await.unwrap();
         }
-        store.driver(DriverTest::SelectLargeRaw, 0).await.unwrap();
+        store.driver(DriverOp::SelectLargeRaw, 0).await.unwrap();
         // Another client shortens the large binary: the raw read must see it.
         let short = Binary {
             subtype: BinarySubtype::Generic,
@@ -430,10 +451,7 @@ mod mongodb_adapter_on_jongodb {
             .update_one(doc! { "_id": "large" }, doc! { "$set": { "b": short } })
             .await
             .unwrap();
-        let e = store
-            .driver(DriverTest::SelectLargeRaw, 0)
-            .await
-            .unwrap_err();
+        let e = store.driver(DriverOp::SelectLargeRaw, 0).await.unwrap_err();
         assert!(format!("{e:#}").contains("got 3 bytes"), "{e:#}");
     }
 
@@ -473,7 +491,7 @@ mod mongodb_adapter_on_jongodb {
             &server.url,
             Durability::Durable,
             None,
-            dbcompare::store::mongodb::Transactions::Always,
+            dbcompare::catalog::Transactions::Always,
         )
         .await;
         assert_eq!(

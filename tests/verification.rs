@@ -1,13 +1,14 @@
 //! A wrong or missing answer fails the store's run with an error naming the unique_id.
 
 use anyhow::Result;
-use dbcompare::record::Record;
+use dbcompare::catalog::Durability;
 use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::store::sqlite::SqliteStore;
-use dbcompare::store::{ConnectSpec, DiskUsage, Durability, Store};
+use dbcompare::store::{ConnectSpec, DiskUsage, NotApplicable, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 use dbcompare::suite::clients::Clients;
+use dbcompare::workload::record::Record;
 
 fn sqlite_spec() -> ConnectSpec {
     ConnectSpec {
@@ -15,9 +16,7 @@ fn sqlite_spec() -> ConnectSpec {
         data_dir: None,
         durability: Durability::Durable,
         connect_timeout: std::time::Duration::from_secs(10),
-        sqlite_path: None,
-        couchbase_query: false,
-        mongodb_transactions: Default::default(),
+        options: Default::default(),
     }
 }
 
@@ -35,6 +34,9 @@ struct Lying {
 }
 
 impl Store for Lying {
+    type Driver = NotApplicable;
+    type Pool = NotApplicable;
+
     async fn describe(&mut self) -> Result<StoreInfo> {
         self.inner.describe().await
     }

@@ -12,6 +12,7 @@ use crate::error::UsageError;
 pub mod json;
 pub mod markdown;
 pub mod model;
+pub mod stats;
 pub mod text;
 
 /// `bytes` the way the blog printed sizes: `18 bytes`, `24 kB`, `3.1 MB`, `1.02 GB`

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::catalog::StoreInfo;
 use crate::machine::Machine;
-use crate::record::Size;
+use crate::workload::record::Size;
 
 /// Version of the `run.json` layout.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -218,23 +219,6 @@ impl Deployment {
             None => self.kind.clone(),
         }
     }
-}
-
-/// A store's own description of itself, read back from it at the start of its run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoreInfo {
-    /// Product and version as the store reports it (`SQLite 3.46.0`).
-    pub version: String,
-    /// `durable` (a commit is on disk before it is acknowledged) or `relaxed`.
-    pub durability: String,
-    /// The settings behind `durability`, read back from the store.
-    pub settings: BTreeMap<String, String>,
-    /// How a search finds its record (index used, as the store's planner reports it).
-    pub search_path: String,
-    /// How an insert is committed (transaction, atomic single write, ...).
-    pub write_path: String,
-    /// How the on-disk size is measured.
-    pub size_method: String,
 }
 
 /// Which operation a phase measured.

@@ -4,7 +4,10 @@
 use std::fmt::Write;
 
 use super::model::{PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
+use super::stats::Spread;
 use super::{human_size, human_us};
+use crate::workload::driver::DriverTest;
+use crate::workload::pool::PoolTest;
 
 /// `== sqlite: SQLite 3.46.0, embedded, durable ==`
 pub fn store_header(r: &StoreResult) -> String {
@@ -127,7 +130,7 @@ pub fn runs_block(p: &PhaseResult) -> Vec<String> {
     }
     let qps: Vec<f64> = p.runs.iter().map(|r| r.ops_per_s).collect();
     let avg = qps.iter().sum::<f64>() / qps.len() as f64;
-    let spread = crate::measure::Spread::of(&qps).expect("runs is not empty");
+    let spread = Spread::of(&qps).expect("runs is not empty");
     lines.push(format!(
         " -- avg {avg:.0} qps;  median {:.0} qps  (min {:.0}, max {:.0})",
         spread.median, spread.min, spread.max
@@ -248,7 +251,7 @@ pub fn phase_row(store: &str, p: &PhaseResult) -> Vec<String> {
         p.ops.to_string(),
         format!("{:.2}", p.wall_ms),
         format!("{:.0}", p.ops_per_s),
-        crate::measure::Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>())
+        Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>())
             .map_or_else(|| "-".to_string(), |s| format!("{:.0}-{:.0}", s.min, s.max)),
         human_us(l.p50),
         human_us(l.p90),
@@ -307,17 +310,11 @@ pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     let (kind, tests): (PhaseKind, Vec<String>) = match report.plan.suite.as_str() {
         "driver" => (
             PhaseKind::Driver,
-            crate::suite::driver::DriverTest::all()
-                .into_iter()
-                .map(|t| t.name())
-                .collect(),
+            DriverTest::all().into_iter().map(|t| t.name()).collect(),
         ),
         "pool" => (
             PhaseKind::Pool,
-            crate::suite::pool::PoolTest::ALL
-                .iter()
-                .map(|t| t.name().to_string())
-                .collect(),
+            PoolTest::ALL.iter().map(|t| t.name().to_string()).collect(),
         ),
         _ => return None,
     };

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::store::{Durability, StoreKind};
+use crate::catalog::{Durability, Launcher, StoreKind};
 
 pub mod mysql;
 pub mod postgres;
@@ -49,51 +49,34 @@ impl Installation {
     }
 }
 
-/// Finds the installed server for a store, if any.
+/// Finds the installed server for a store, if any (none for a store dbcompare starts no
+/// local server of).
 pub fn find(kind: StoreKind) -> Option<Installation> {
-    match kind {
-        StoreKind::Postgres => postgres::find(),
-        StoreKind::Mysql => mysql::find(),
-        StoreKind::Redis => redis::find(),
-        // Not packaged where dbcompare is developed: these run only with a URL.
-        _ => None,
+    match kind.launcher()? {
+        Launcher::Postgres => postgres::find(),
+        Launcher::Mysql => mysql::find(),
+        Launcher::Redis => redis::find(),
     }
 }
 
 /// Whether dbcompare can start a throw-away server of this store when it is installed.
 pub fn can_start(kind: StoreKind) -> bool {
-    matches!(
-        kind,
-        StoreKind::Postgres | StoreKind::Mysql | StoreKind::Redis
-    )
+    kind.launcher().is_some()
 }
 
 /// What fixes a store that cannot run here.
 pub fn install_hint(kind: StoreKind) -> String {
-    if can_start(kind) {
-        format!(
+    match kind.server() {
+        Some(server) if server.launcher.is_some() => format!(
             "install it with 'provisioning/install.sh {kind}' or give a server with '--url {kind}=URL'"
-        )
-    } else {
-        format!(
+        ),
+        Some(server) => format!(
             "dbcompare starts no local {kind} server; give one with '--url {kind}={}' or {} \
              ('provisioning/{kind}.sh' installs the vendor's server)",
-            url_example(kind),
+            server.url_example,
             kind.url_env()
-        )
-    }
-}
-
-/// An example URL for messages.
-pub fn url_example(kind: StoreKind) -> &'static str {
-    match kind {
-        StoreKind::Postgres => "postgres://user:pass@host:5432/db",
-        StoreKind::Mysql => "mysql://user:pass@host:3306/db",
-        StoreKind::Mongodb => "mongodb://host:27017/dbcompare",
-        StoreKind::Redis => "redis://host:6379/0",
-        StoreKind::Aerospike => "aerospike://host:3000/namespace",
-        StoreKind::Couchbase => "couchbase://user:pass@host/bucket",
-        StoreKind::Sqlite => "",
+        ),
+        None => format!("{kind} is embedded: it needs no server"),
     }
 }
 
@@ -123,6 +106,7 @@ impl Process {
 /// (unless `--keep-data`).
 pub struct LocalServer {
     kind: StoreKind,
+    launcher: Launcher,
     port: u16,
     dir: PathBuf,
     keep_data: bool,
@@ -196,6 +180,9 @@ pub fn start(
     keep_data: bool,
 ) -> Result<LocalServer> {
     let started = Instant::now();
+    let launcher = kind
+        .launcher()
+        .with_context(|| format!("dbcompare starts no local {kind} server"))?;
     let dir = tempfile::Builder::new()
         .prefix(&format!("dbcompare-{kind}-"))
         .tempdir()
@@ -204,6 +191,7 @@ pub fn start(
     let port = free_port()?;
     let mut server = LocalServer {
         kind,
+        launcher,
         port,
         dir: dir.clone(),
         keep_data,
@@ -213,11 +201,10 @@ pub fn start(
         installation: installation.clone(),
     };
     // From here on, dropping `server` deletes the directory (and stops what was started).
-    let launched = match kind {
-        StoreKind::Postgres => postgres::launch(installation, &dir, port, durability),
-        StoreKind::Mysql => mysql::launch(installation, &dir, port, durability),
-        StoreKind::Redis => redis::launch(installation, &dir, port, durability),
-        other => bail!("dbcompare starts no local {other} server"),
+    let launched = match launcher {
+        Launcher::Postgres => postgres::launch(installation, &dir, port, durability),
+        Launcher::Mysql => mysql::launch(installation, &dir, port, durability),
+        Launcher::Redis => redis::launch(installation, &dir, port, durability),
     };
     let process = launched.with_context(|| {
         format!(
@@ -256,11 +243,10 @@ impl LocalServer {
 
     /// The URL a store connects to (no password: local servers trust loopback).
     pub fn url(&self) -> String {
-        match self.kind {
-            StoreKind::Postgres => format!("postgres://bench@127.0.0.1:{}/postgres", self.port),
-            StoreKind::Mysql => format!("mysql://root@127.0.0.1:{}/dbcompare", self.port),
-            StoreKind::Redis => format!("redis://127.0.0.1:{}/0", self.port),
-            _ => String::new(),
+        match self.launcher {
+            Launcher::Postgres => format!("postgres://bench@127.0.0.1:{}/postgres", self.port),
+            Launcher::Mysql => format!("mysql://root@127.0.0.1:{}/dbcompare", self.port),
+            Launcher::Redis => format!("redis://127.0.0.1:{}/0", self.port),
         }
     }
 

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use super::{
     Installation, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
 };
-use crate::store::Durability;
+use crate::catalog::Durability;
 
 /// The settings every throw-away server starts with.
 pub const CONFIG: &str = include_str!("../../configs/my.cnf");

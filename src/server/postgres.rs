@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::{Installation, Process, is_root, run_setup, version_of, which, write_file};
-use crate::store::Durability;
+use crate::catalog::Durability;
 
 /// The settings appended to the cluster's postgresql.conf.
 pub const CONFIG: &str = include_str!("../../configs/postgresql.conf");

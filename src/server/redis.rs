@@ -6,7 +6,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use super::{Installation, Process, spawn_server, version_of, which, write_file};
-use crate::store::Durability;
+use crate::catalog::Durability;
 
 /// The settings every throw-away Redis starts with.
 pub const CONFIG: &str = include_str!("../../configs/redis.conf");

@@ -114,7 +114,7 @@ impl<C: Connect + Send + 'static> Clients<C> {
 }
 
 /// Closes `store` (see [`Store::close`]) on the caller's loop. A connection that fails to
-/// close, or takes longer than [`CLOSE_LIMIT`], is dropped: the figures are taken by then.
+/// close, or takes longer than `CLOSE_LIMIT`, is dropped: the figures are taken by then.
 pub async fn close<S: Store>(store: S) {
     let _ = tokio::time::timeout(CLOSE_LIMIT, store.close()).await;
 }
@@ -181,8 +181,9 @@ impl Drop for LoopThread {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::{Durability, StoreOptions};
+    use crate::store::ConnectSpec;
     use crate::store::sqlite::SqliteStore;
-    use crate::store::{ConnectSpec, Durability};
     use std::sync::Mutex;
     use std::thread::ThreadId;
 
@@ -199,9 +200,10 @@ mod tests {
                 data_dir: None,
                 durability: Durability::Relaxed,
                 connect_timeout: std::time::Duration::from_secs(5),
-                sqlite_path: Some(path.clone()),
-                couchbase_query: false,
-                mongodb_transactions: Default::default(),
+                options: StoreOptions {
+                    sqlite_path: Some(path.clone()),
+                    ..Default::default()
+                },
             };
             async move { SqliteStore::open(&spec) }
         }

@@ -8,105 +8,17 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow};
 
 use super::Observer;
 use super::clients::{Clients, Connect};
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
 use crate::measure::{self, Errors, Meter, PhaseRun};
-use crate::record::Size;
 use crate::report::model::{PhaseKind, StoreResult};
-use crate::store::Store;
-
-/// Length of the large values of the Select*Large* tests.
-pub const LARGE_LEN: usize = 10_000;
-
-/// One test of the suite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum DriverTest {
-    SimpleExec,
-    PreparedExec,
-    SimpleQueryRow,
-    PreparedQueryRow,
-    PreparedQueryRowParam,
-    EchoMixed5,
-    SelectLargeString,
-    SelectPreparedLargeString,
-    SelectLargeBytes,
-    SelectPreparedLargeBytes,
-    SelectLargeRaw,
-    SelectPreparedLargeRaw,
-    /// PreparedExec on N connections at once.
-    PreparedExecConcurrent(u32),
-    /// PreparedQueryRow on N connections at once.
-    PreparedQueryConcurrent(u32),
-}
-
-impl DriverTest {
-    /// Every test, in the seed's order.
-    pub fn all() -> Vec<DriverTest> {
-        use DriverTest::*;
-        let mut tests = vec![
-            SimpleExec,
-            PreparedExec,
-            SimpleQueryRow,
-            PreparedQueryRow,
-            PreparedQueryRowParam,
-            EchoMixed5,
-            SelectLargeString,
-            SelectPreparedLargeString,
-            SelectLargeBytes,
-            SelectPreparedLargeBytes,
-            SelectLargeRaw,
-            SelectPreparedLargeRaw,
-        ];
-        tests.extend([1, 2, 4, 8, 16].map(PreparedExecConcurrent));
-        tests.extend([1, 2, 4, 8, 16].map(PreparedQueryConcurrent));
-        tests
-    }
-
-    /// The seed's name (`PreparedQueryConcurrent8`).
-    pub fn name(self) -> String {
-        match self {
-            DriverTest::PreparedExecConcurrent(n) => format!("PreparedExecConcurrent{n}"),
-            DriverTest::PreparedQueryConcurrent(n) => format!("PreparedQueryConcurrent{n}"),
-            other => format!("{other:?}"),
-        }
-    }
-
-    /// The seed's iteration count, before `--scale`.
-    pub fn seed_iterations(self) -> u64 {
-        use DriverTest::*;
-        match self {
-            SelectLargeString
-            | SelectPreparedLargeString
-            | SelectLargeBytes
-            | SelectPreparedLargeBytes
-            | SelectLargeRaw
-            | SelectPreparedLargeRaw => 50_000,
-            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => 500_000,
-            _ => 250_000,
-        }
-    }
-
-    /// Connections working at once.
-    pub fn concurrency(self) -> u32 {
-        match self {
-            DriverTest::PreparedExecConcurrent(n) | DriverTest::PreparedQueryConcurrent(n) => n,
-            _ => 1,
-        }
-    }
-
-    /// The single-connection operation each task of a concurrent test runs.
-    pub fn operation(self) -> DriverTest {
-        match self {
-            DriverTest::PreparedExecConcurrent(_) => DriverTest::PreparedExec,
-            DriverTest::PreparedQueryConcurrent(_) => DriverTest::PreparedQueryRow,
-            other => other,
-        }
-    }
-}
+use crate::store::{DriverStore, Store};
+use crate::workload::driver::DriverTest;
+use crate::workload::record::Size;
 
 /// What the driver suite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,25 +43,9 @@ impl DriverPlan {
     }
 }
 
-/// The expected large string (the stores build it server-side as `LARGE_LEN` × 'A').
-pub fn large_string() -> String {
-    "A".repeat(LARGE_LEN)
-}
-
-/// Checks a large value an operation returned.
-pub fn check_large(value: &[u8]) -> Result<()> {
-    if value.len() != LARGE_LEN || value.iter().any(|&b| b != b'A') {
-        bail!(
-            "expected {LARGE_LEN} bytes of 'A', got {} bytes",
-            value.len()
-        );
-    }
-    Ok(())
-}
-
 /// Runs every test on a store, filling `result.phases` (kind `driver`, size = the test and
 /// its iterations) and `result.not_applicable`.
-pub async fn run<C: Connect + Send + 'static>(
+pub async fn run<C: Connect<Store: DriverStore> + Send + 'static>(
     clients: &Clients<C>,
     plan: &DriverPlan,
     result: &mut StoreResult,
@@ -162,7 +58,7 @@ pub async fn run<C: Connect + Send + 'static>(
 }
 
 /// [`run`]'s tests, on `connections` (opened as they are needed).
-async fn run_tests<C: Connect + Send + 'static>(
+async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     plan: &DriverPlan,
@@ -219,7 +115,7 @@ async fn run_tests<C: Connect + Send + 'static>(
 
 /// One run of one test over `concurrency` connections, each task on its connection's event
 /// loop; the iterations are shared out.
-async fn run_test<C: Connect + Send + 'static>(
+async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     test: DriverTest,
@@ -300,6 +196,7 @@ async fn run_test<C: Connect + Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::driver::DriverOp;
 
     #[test]
     fn the_seeds_tests_and_iterations() {
@@ -312,25 +209,16 @@ mod tests {
             warmup_runs: 0,
             runs: 1,
         };
-        assert_eq!(plan.iterations(DriverTest::SimpleExec), 25_000);
-        assert_eq!(plan.iterations(DriverTest::SelectLargeRaw), 5_000);
+        assert_eq!(plan.iterations(DriverOp::SimpleExec.into()), 25_000);
+        assert_eq!(plan.iterations(DriverOp::SelectLargeRaw.into()), 5_000);
         assert_eq!(
             plan.iterations(DriverTest::PreparedQueryConcurrent(8)),
             50_000
         );
         assert_eq!(
             DriverTest::PreparedQueryConcurrent(8).operation(),
-            DriverTest::PreparedQueryRow
+            DriverOp::PreparedQueryRow
         );
         assert_eq!(DriverTest::PreparedExecConcurrent(4).concurrency(), 4);
-    }
-
-    #[test]
-    fn large_values_are_checked() {
-        assert!(check_large(large_string().as_bytes()).is_ok());
-        assert!(check_large(b"AAA").is_err());
-        let mut wrong = large_string().into_bytes();
-        wrong[5000] = b'B';
-        assert!(check_large(&wrong).is_err());
     }
 }

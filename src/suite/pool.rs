@@ -7,139 +7,22 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use chrono::{NaiveDate, NaiveDateTime};
 use futures::stream::{FuturesUnordered, StreamExt};
-use rand_chacha::ChaCha8Rng;
-use rand_core::{Rng, SeedableRng};
-use rust_decimal::Decimal;
 use tokio::sync::Semaphore;
 
 use super::Observer;
 use super::clients::{self, Connect};
 use crate::interrupt;
 use crate::measure::{self, Meter, PhaseRun};
-use crate::record::Size;
 use crate::report::model::{PhaseKind, StoreResult};
-use crate::store::Store;
-
-/// The seed's table size.
-pub const ROWS: u32 = 100_000;
-/// Rows the Large Result Set fetches (`id <= LARGE_RESULT`).
-pub const LARGE_RESULT: u32 = 33_000;
-/// Concurrent Queries: SELECTs at once, each on a new connection.
-pub const CONCURRENT: usize = 50;
-/// Connection Pool: queries, and the pool's bounds.
-pub const POOL_QUERIES: u32 = 2_000;
-pub const POOL_MIN: usize = 5;
-pub const POOL_MAX: usize = 20;
-/// Batch Insert: rows.
-pub const BATCH_ROWS: u32 = 10_000;
-
-/// The sizes the suite runs at: the seed's, or smaller ones for tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PoolSizes {
-    /// Rows of `benchmark_data`.
-    pub rows: u32,
-    /// Rows the Large Result Set fetches (`id <= large_result`).
-    pub large_result: u32,
-    /// Rows of a Batch Insert.
-    pub batch_rows: u32,
-}
-
-impl PoolSizes {
-    /// The seed's: 100,000 rows, 33,000 of them fetched at once, 10,000 inserted.
-    pub const SEED: PoolSizes = PoolSizes {
-        rows: ROWS,
-        large_result: LARGE_RESULT,
-        batch_rows: BATCH_ROWS,
-    };
-}
-
-/// One row of `benchmark_data`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BenchRow {
-    pub id: i32,
-    pub user_id: i32,
-    pub username: String,
-    pub email: String,
-    pub created_at: NaiveDateTime,
-    pub updated_at: NaiveDateTime,
-    pub score: Decimal,
-    pub is_active: bool,
-    pub data: Option<String>,
-}
-
-/// The suite's tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PoolTest {
-    LargeResultSet,
-    ConcurrentQueries,
-    ConnectionPool,
-    BatchInsert,
-}
-
-impl PoolTest {
-    pub const ALL: [PoolTest; 4] = [
-        PoolTest::LargeResultSet,
-        PoolTest::ConcurrentQueries,
-        PoolTest::ConnectionPool,
-        PoolTest::BatchInsert,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PoolTest::LargeResultSet => "LargeResultSet",
-            PoolTest::ConcurrentQueries => "ConcurrentQueries",
-            PoolTest::ConnectionPool => "ConnectionPool",
-            PoolTest::BatchInsert => "BatchInsert",
-        }
-    }
-}
-
-/// A row's time as Unix microseconds (the times are naive: taken as UTC), how the stores
-/// without a time type keep it.
-pub fn unix_micros(t: NaiveDateTime) -> i64 {
-    t.and_utc().timestamp_micros()
-}
-
-/// A time kept as Unix microseconds.
-pub fn from_unix_micros(us: i64) -> Result<NaiveDateTime> {
-    chrono::DateTime::from_timestamp_micros(us)
-        .map(|t| t.naive_utc())
-        .with_context(|| format!("time {us} us out of range"))
-}
-
-/// The rows of `benchmark_data` (ids from 1), the same for a seed everywhere.
-pub fn rows(seed: u64, count: u32, first_id: i32) -> Vec<BenchRow> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(0x0b0b_da7a);
-    let mut below = |n: u64| ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64;
-    let base = NaiveDate::from_ymd_opt(2024, 1, 1)
-        .expect("a valid date")
-        .and_hms_opt(0, 0, 0)
-        .expect("a valid time");
-    (0..count)
-        .map(|i| {
-            let id = first_id + i as i32;
-            let created_at = base + Duration::from_secs(below(365 * 86_400));
-            let data_len = below(200) as usize;
-            BenchRow {
-                id,
-                user_id: 1 + below(10_000) as i32,
-                username: format!("user_{id}"),
-                email: format!("user_{id}@example.com"),
-                created_at,
-                updated_at: created_at + Duration::from_secs(below(86_400)),
-                score: Decimal::new(below(10_000_000) as i64, 2),
-                is_active: below(2) == 1,
-                data: (below(10) != 0).then(|| "x".repeat(data_len)),
-            }
-        })
-        .collect()
-}
+use crate::store::{PoolStore, Store};
+use crate::workload::pool::{
+    BenchRow, CONCURRENT, POOL_MAX, POOL_MIN, POOL_QUERIES, PoolSizes, PoolTest, rows,
+};
+use crate::workload::record::Size;
 
 /// What the pool suite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,7 +57,7 @@ struct Pool<S> {
 }
 
 /// Runs the suite on a store (every test it has an operation for), filling `result`.
-pub async fn run<C: Connect>(
+pub async fn run<C: Connect<Store: PoolStore>>(
     connector: &C,
     plan: &PoolPlan,
     result: &mut StoreResult,
@@ -185,7 +68,7 @@ pub async fn run<C: Connect>(
 
 /// [`run`] at other sizes: the integration tests use small ones on an in-memory test server
 /// whose inserts and lookups scan every document.
-pub async fn run_sized<C: Connect>(
+pub async fn run_sized<C: Connect<Store: PoolStore>>(
     connector: &C,
     plan: &PoolPlan,
     sizes: PoolSizes,
@@ -202,7 +85,7 @@ pub async fn run_sized<C: Connect>(
 }
 
 /// [`run_sized`]'s tests, `main` being the connection that loads the table.
-async fn run_tests<C: Connect>(
+async fn run_tests<C: Connect<Store: PoolStore>>(
     connector: &C,
     main: &mut C::Store,
     plan: &PoolPlan,
@@ -296,7 +179,7 @@ fn phase_run(
 
 /// One query fetching `large_result` rows (the seed's `LARGE_RESULT`), every column decoded
 /// and compared.
-async fn large_result_set<S: Store>(
+async fn large_result_set<S: PoolStore>(
     store: &mut S,
     table: &[BenchRow],
     large_result: u32,
@@ -335,7 +218,7 @@ fn check_row(table: &[BenchRow], id: i32, got: Option<BenchRow>) -> Result<()> {
 
 /// SELECTs at once (the seed's 50), each opening its own connection first; the connections
 /// are closed after the timing.
-async fn concurrent_queries<C: Connect>(
+async fn concurrent_queries<C: Connect<Store: PoolStore>>(
     connector: &C,
     table: &[BenchRow],
     connections: usize,
@@ -391,7 +274,7 @@ async fn concurrent_queries<C: Connect>(
 
 /// 2,000 point SELECTs from `workers` tasks (the seed's 50) over a pool of 5 to 20
 /// connections.
-async fn connection_pool<C: Connect>(
+async fn connection_pool<C: Connect<Store: PoolStore>>(
     connector: &C,
     table: &[BenchRow],
     rep: u32,
@@ -469,7 +352,7 @@ async fn connection_pool<C: Connect>(
 }
 
 /// 10,000 rows into `benchmark_batch` with the store's batch path.
-async fn batch_insert<S: Store>(
+async fn batch_insert<S: PoolStore>(
     store: &mut S,
     batch: &[BenchRow],
     observer: &mut dyn Observer,
@@ -504,25 +387,4 @@ async fn batch_insert<S: Store>(
         );
     }
     Ok(run)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rows_are_stable_and_in_range() {
-        let a = rows(3, 1000, 1);
-        assert_eq!(a, rows(3, 1000, 1));
-        assert_ne!(a, rows(4, 1000, 1));
-        assert_eq!(a[0].id, 1);
-        assert_eq!(a[999].id, 1000);
-        for r in &a {
-            assert!(r.updated_at >= r.created_at);
-            assert!(r.score >= Decimal::ZERO && r.score < Decimal::new(100_000, 0));
-            assert_eq!(r.score.scale(), 2);
-            assert!(r.data.as_ref().is_none_or(|d| d.len() < 200));
-        }
-        assert!(a.iter().any(|r| r.data.is_none()) && a.iter().any(|r| r.is_active));
-    }
 }

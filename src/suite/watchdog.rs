@@ -2,8 +2,8 @@
 //! otherwise hold the run for ever: no timeout covers an operation (a timer per operation
 //! costs client CPU on every one of them), and Ctrl-C asks the run to stop after the
 //! current operation, which never ends. Every timed operation of every suite marks the
-//! run alive ([`alive`], called by `measure::record`), and so does every chunk of an
-//! untimed bulk load (the pool suite's table); when nothing did for the stall
+//! run alive (`liveness::alive`, called by `measure::record`), and so does every chunk of
+//! an untimed bulk load (the pool suite's table); when nothing did for the stall
 //! timeout, or for a few seconds after Ctrl-C, the store's run is abandoned: it fails with
 //! a message saying so, the phases it finished are kept, and the next store runs.
 
@@ -16,22 +16,10 @@ use tokio::task::{AbortHandle, JoinHandle};
 use tokio::time::Instant;
 
 use crate::interrupt;
-
-/// Set by every finished operation, cleared by the watchdog when it looks.
-static ALIVE: AtomicBool = AtomicBool::new(false);
+use crate::liveness::ALIVE;
 
 /// How long an operation may still take once Ctrl-C asked the run to stop.
 const AFTER_INTERRUPT: Duration = Duration::from_secs(3);
-
-/// Marks the run alive: an operation finished. A load, and a store only when the watchdog
-/// cleared the flag since, so that tasks on several threads do not pass its cache line
-/// around on every operation.
-#[inline]
-pub fn alive() {
-    if !ALIVE.load(Ordering::Relaxed) {
-        ALIVE.store(true, Ordering::Relaxed);
-    }
-}
 
 /// Why a run was abandoned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,14 +5,16 @@
 
 use std::time::Duration;
 
-use dbcompare::record::generate;
+use dbcompare::catalog::{Durability, StoreKind, StoreOptions, Transactions};
 use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::server::{self, LocalServer};
-use dbcompare::store::mongodb::Transactions;
-use dbcompare::store::{AnyStore, ConnectSpec, Durability, Store, StoreKind, StoreUrl};
+use dbcompare::store::registry::AnyStore;
+use dbcompare::store::url::StoreUrl;
+use dbcompare::store::{ConnectSpec, DriverStore, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 use dbcompare::suite::clients::{Clients, Connect};
+use dbcompare::workload::record::generate;
 
 /// Starts dbcompare with `args` in the background and reads its standard output until a
 /// line starts with `trigger`: the child, and the rest of its output.
@@ -72,9 +74,10 @@ pub async fn connect_with(
         data_dir: data_dir.map(std::path::Path::to_path_buf),
         durability,
         connect_timeout: Duration::from_secs(10),
-        sqlite_path: None,
-        couchbase_query: false,
-        mongodb_transactions,
+        options: StoreOptions {
+            mongodb_transactions,
+            ..Default::default()
+        },
     };
     kind.connect(&spec)
         .await
@@ -224,7 +227,10 @@ pub fn settings_are(info: &StoreInfo, durability: Durability, expected: &[(&str,
 
 /// The driver suite at a tiny scale: every applicable test runs with zero errors, the
 /// others are listed as not applicable; returns the store's result.
-pub async fn driver_tiny<C: Connect + Send + 'static>(connect: C, name: &str) -> StoreResult {
+pub async fn driver_tiny<C: Connect<Store: DriverStore> + Send + 'static>(
+    connect: C,
+    name: &str,
+) -> StoreResult {
     let plan = dbcompare::suite::driver::DriverPlan {
         scale: 0.0005,
         warmup_runs: 1,
@@ -234,7 +240,7 @@ pub async fn driver_tiny<C: Connect + Send + 'static>(connect: C, name: &str) ->
     dbcompare::suite::driver::run(&clients(connect), &plan, &mut result, &mut Silent)
         .await
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
-    let all = dbcompare::suite::driver::DriverTest::all();
+    let all = dbcompare::workload::driver::DriverTest::all();
     assert_eq!(result.phases.len() + result.not_applicable.len(), all.len());
     for p in &result.phases {
         assert_eq!(p.errors, 0, "{name} {}", p.size.name);

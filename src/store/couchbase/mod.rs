@@ -24,17 +24,15 @@ use couchbase::options::kv_options::UpsertOptions;
 use couchbase::options::query_options::{QueryOptions, ScanConsistency};
 use couchbase::scope::Scope;
 use couchbase::service_type::ServiceType;
-use futures::{StreamExt, TryStreamExt};
-use serde::{Deserialize, Serialize};
+use futures::TryStreamExt;
 
-use super::{ConnectSpec, DiskUsage, Durability, Store, StoreUrl, percent_decode};
-use crate::record::Record;
-use crate::report::model::StoreInfo;
-use crate::suite::driver::{DriverTest, check_large, large_string};
-use crate::suite::pool::{BenchRow, PoolTest, from_unix_micros, unix_micros};
-use crate::suite::watchdog;
+use crate::catalog::{Durability, StoreInfo, StoreKind};
+use crate::store::url::percent_decode;
+use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported};
+use crate::workload::record::Record;
 
-pub const SCHEMES: &[&str] = &["couchbase", "couchbases"];
+mod driver;
+mod pool;
 
 const DEFAULT: &str = "_default";
 
@@ -93,11 +91,6 @@ pub fn parse_url(raw: &str) -> Result<Target> {
     })
 }
 
-/// Checks a URL the way the adapter will read it.
-pub fn check_url(raw: &str) -> Result<()> {
-    parse_url(raw).map(|_| ())
-}
-
 /// The durability level of a mode.
 pub fn durability_level(durability: Durability) -> DurabilityLevel {
     match durability {
@@ -128,74 +121,10 @@ pub fn query_statements(t: &Target) -> (String, String) {
     )
 }
 
-/// The pool suite's tables, as the `tbl` field of documents keyed `<tbl>:<id>`.
-const POOL_DATA: &str = "benchmark_data";
-const POOL_BATCH: &str = "benchmark_batch";
-/// Upserts in flight when the pool suite writes many documents (the SDK has no batch call;
-/// it pipelines concurrent operations on its connections).
-const UPSERTS_IN_FLIGHT: usize = 64;
-
-/// A `benchmark_data` row as a JSON document: times as Unix microseconds, the decimal as
-/// its exact text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PoolDoc {
-    pub tbl: String,
-    pub id: i32,
-    pub user_id: i32,
-    pub username: String,
-    pub email: String,
-    pub created_at_us: i64,
-    pub updated_at_us: i64,
-    pub score: String,
-    pub is_active: bool,
-    pub data: Option<String>,
-}
-
-impl PoolDoc {
-    pub fn new(tbl: &str, r: &BenchRow) -> Self {
-        PoolDoc {
-            tbl: tbl.to_string(),
-            id: r.id,
-            user_id: r.user_id,
-            username: r.username.clone(),
-            email: r.email.clone(),
-            created_at_us: unix_micros(r.created_at),
-            updated_at_us: unix_micros(r.updated_at),
-            score: r.score.to_string(),
-            is_active: r.is_active,
-            data: r.data.clone(),
-        }
-    }
-
-    pub fn row(self) -> Result<BenchRow> {
-        Ok(BenchRow {
-            id: self.id,
-            user_id: self.user_id,
-            username: self.username,
-            email: self.email,
-            created_at: from_unix_micros(self.created_at_us)?,
-            updated_at: from_unix_micros(self.updated_at_us)?,
-            score: self.score.parse().context("score is not a decimal")?,
-            is_active: self.is_active,
-            data: self.data,
-        })
-    }
-}
-
-/// The SQL++ statements of the pool suite: its index, the Large Result Set, and the count
-/// of a table's documents.
-pub fn pool_statements(t: &Target) -> (String, String, String) {
-    let ks = keyspace(t);
-    (
-        format!("CREATE INDEX dbcompare_pool IF NOT EXISTS ON {ks}(tbl, id)"),
-        format!(
-            "SELECT p.* FROM {ks} AS p WHERE p.tbl = \"{POOL_DATA}\" AND p.id <= $1 ORDER BY p.id"
-        ),
-        format!("SELECT RAW COUNT(*) FROM {ks} AS p WHERE p.tbl = $1"),
-    )
-}
-
-async fn bounded<T>(what: &str, f: impl Future<Output = couchbase::error::Result<T>>) -> Result<T> {
+pub(super) async fn bounded<T>(
+    what: &str,
+    f: impl Future<Output = couchbase::error::Result<T>>,
+) -> Result<T> {
     match tokio::time::timeout(OPERATION_TIMEOUT, f).await {
         Ok(result) => result.map_err(|e| anyhow!("{what}: {e}")),
         Err(_) => Err(anyhow!("{what}: no answer within {OPERATION_TIMEOUT:?}")),
@@ -216,46 +145,28 @@ pub struct CouchbaseStore {
     driver_docs: bool,
 }
 
-/// The driver suite's fixed documents: `{"v": 1}`, a 10 kB string and 10 kB of binary.
-const DRIVER_ONE: &str = "dbcompare:driver:one";
-const DRIVER_STRING: &str = "dbcompare:driver:string";
-const DRIVER_BINARY: &str = "dbcompare:driver:binary";
-
 impl CouchbaseStore {
-    /// Upserts rows as `<tbl>:<id>` documents, `UPSERTS_IN_FLIGHT` at a time.
-    async fn upsert_rows(&self, tbl: &str, rows: &[BenchRow]) -> Result<()> {
-        let level = durability_level(self.durability);
-        let pending: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                let doc = PoolDoc::new(tbl, r);
-                let key = format!("{tbl}:{}", doc.id);
-                let options = UpsertOptions::new().durability_level(level.clone());
-                let collection = self.collection.clone();
-                async move { bounded("upsert", collection.upsert(key, &doc, options)).await }
-            })
-            .collect();
-        let mut upserts = futures::stream::iter(pending).buffer_unordered(UPSERTS_IN_FLIGHT);
-        while let Some(done) = upserts.next().await {
-            done?;
-            watchdog::alive();
-        }
-        Ok(())
+    async fn management(&self, path: &str) -> Result<serde_json::Value> {
+        let url = format!("{}{path}", self.target.management);
+        let answer = self
+            .http
+            .get(&url)
+            .basic_auth(&self.target.user, Some(&self.target.password))
+            .send()
+            .await?
+            .error_for_status()?;
+        Ok(answer.json().await?)
+    }
+}
+
+impl Adapter for CouchbaseStore {
+    /// Checks a URL the way the adapter will read it.
+    fn check_url(raw: &str) -> Result<()> {
+        parse_url(raw).map(|_| ())
     }
 
-    async fn query_rows<T: serde::de::DeserializeOwned + Send + 'static>(
-        &self,
-        statement: String,
-        parameter: impl Serialize,
-    ) -> Result<Vec<T>> {
-        let options = QueryOptions::new()
-            .add_positional_parameter(parameter)?
-            .scan_consistency(ScanConsistency::RequestPlus);
-        let mut result = bounded("query", self.scope.query(statement, options)).await?;
-        bounded("query rows", result.rows().try_collect()).await
-    }
-
-    pub async fn connect(url: &StoreUrl, spec: &ConnectSpec) -> Result<Self> {
+    async fn connect(spec: &ConnectSpec) -> Result<Self> {
+        let url = spec.server_url(StoreKind::Couchbase)?;
         let target = parse_url(url.expose())?;
         let http = reqwest::Client::builder()
             .timeout(spec.connect_timeout)
@@ -293,7 +204,7 @@ impl CouchbaseStore {
         let cluster = Cluster::connect(&target.connection, options).await?;
         let bucket = cluster.bucket(&target.bucket);
         let mut services = vec![ServiceType::KV];
-        if spec.couchbase_query {
+        if spec.options.couchbase_query {
             services.push(ServiceType::QUERY);
         }
         bounded(
@@ -314,25 +225,16 @@ impl CouchbaseStore {
             target,
             http: store_http,
             durability: spec.durability,
-            query: spec.couchbase_query,
+            query: spec.options.couchbase_query,
             driver_docs: false,
         })
-    }
-
-    async fn management(&self, path: &str) -> Result<serde_json::Value> {
-        let url = format!("{}{path}", self.target.management);
-        let answer = self
-            .http
-            .get(&url)
-            .basic_auth(&self.target.user, Some(&self.target.password))
-            .send()
-            .await?
-            .error_for_status()?;
-        Ok(answer.json().await?)
     }
 }
 
 impl Store for CouchbaseStore {
+    type Driver = Supported;
+    type Pool = Supported;
+
     async fn describe(&mut self) -> Result<StoreInfo> {
         let pools = self.management("/pools").await?;
         let version = pools["implementationVersion"]
@@ -446,146 +348,6 @@ impl Store for CouchbaseStore {
         }
     }
 
-    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
-        use DriverTest::*;
-        Some(match test {
-            SimpleExec | PreparedExec => {
-                "exists of a fixed key: a KV round trip with no body (no statements in KV)"
-            }
-            SimpleQueryRow | PreparedQueryRow => "KV get of a fixed JSON document {\"v\": 1}",
-            SelectLargeString | SelectPreparedLargeString => {
-                "KV get of a 10 kB string document, through the raw-string transcoder"
-            }
-            SelectLargeBytes | SelectPreparedLargeBytes => {
-                "KV get of a 10 kB binary document, through the raw-binary transcoder"
-            }
-            SelectLargeRaw | SelectPreparedLargeRaw => {
-                "KV get of the 10 kB string document, content as raw bytes (no transcoder)"
-            }
-            _ => return None,
-        })
-    }
-
-    async fn driver(&mut self, test: DriverTest, _i: u64) -> Result<()> {
-        use DriverTest::*;
-        use couchbase::transcoding::{raw_binary, raw_string};
-        if !self.driver_docs {
-            // Every connection of a concurrent test writes them once: upserts are idempotent.
-            let options =
-                || UpsertOptions::new().durability_level(durability_level(self.durability));
-            let one = serde_json::json!({ "v": 1 });
-            bounded(
-                "upsert",
-                self.collection.upsert(DRIVER_ONE, &one, options()),
-            )
-            .await?;
-            let text = large_string();
-            let (content, flags) = raw_string::encode(&text)?;
-            let upsert = self
-                .collection
-                .upsert_raw(DRIVER_STRING, content, flags, options());
-            bounded("upsert", upsert).await?;
-            let (content, flags) = raw_binary::encode(text.as_bytes())?;
-            let upsert = self
-                .collection
-                .upsert_raw(DRIVER_BINARY, content, flags, options());
-            bounded("upsert", upsert).await?;
-            self.driver_docs = true;
-        }
-        let c = &self.collection;
-        match test {
-            SimpleExec | PreparedExec => {
-                if !bounded("exists", c.exists(DRIVER_ONE, None))
-                    .await?
-                    .exists()
-                {
-                    bail!("the fixed document is missing");
-                }
-            }
-            SimpleQueryRow | PreparedQueryRow => {
-                let found = bounded("get", c.get(DRIVER_ONE, None)).await?;
-                let doc: serde_json::Value = found.content_as()?;
-                if doc["v"] != 1 {
-                    bail!("the fixed document is {doc}");
-                }
-            }
-            SelectLargeString | SelectPreparedLargeString => {
-                let found = bounded("get", c.get(DRIVER_STRING, None)).await?;
-                let (content, flags) = found.content_as_raw();
-                check_large(raw_string::decode(content, flags)?.as_bytes())?;
-            }
-            SelectLargeBytes | SelectPreparedLargeBytes => {
-                let found = bounded("get", c.get(DRIVER_BINARY, None)).await?;
-                let (content, flags) = found.content_as_raw();
-                check_large(raw_binary::decode(content, flags)?)?;
-            }
-            SelectLargeRaw | SelectPreparedLargeRaw => {
-                let found = bounded("get", c.get(DRIVER_STRING, None)).await?;
-                check_large(found.content_as_raw().0)?;
-            }
-            other => bail!("{} is not applicable to couchbase", other.name()),
-        }
-        Ok(())
-    }
-
-    fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
-        Some(match test {
-            PoolTest::LargeResultSet => {
-                "SQL++ SELECT ... WHERE tbl = \"benchmark_data\" AND id <= $1 ORDER BY id \
-                 (request_plus, index on tbl and id), every field decoded"
-            }
-            PoolTest::ConcurrentQueries => "connect + KV get of a row's document, 50 at once",
-            PoolTest::ConnectionPool => {
-                "KV get of a row's document over a 5-20 cluster-connection pool, 50 workers"
-            }
-            PoolTest::BatchInsert => {
-                "upserts with the mode's durability, 64 in flight (the SDK has no batch call)"
-            }
-        })
-    }
-
-    async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
-        // The suite's reset emptied the collection; the index serves the range query.
-        let (index, _, _) = pool_statements(&self.target);
-        bounded("creating the pool index", self.cluster.query(index, None)).await?;
-        self.upsert_rows(POOL_DATA, rows).await
-    }
-
-    async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
-        let (_, large, _) = pool_statements(&self.target);
-        let docs: Vec<PoolDoc> = self.query_rows(large, max_id).await?;
-        docs.into_iter().map(PoolDoc::row).collect()
-    }
-
-    async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
-        let key = format!("{POOL_DATA}:{id}");
-        match tokio::time::timeout(OPERATION_TIMEOUT, self.collection.get(key, None)).await {
-            Ok(Ok(found)) => Ok(Some(found.content_as::<PoolDoc>()?.row()?)),
-            Ok(Err(e)) if *e.kind() == ErrorKind::DocumentNotFound => Ok(None),
-            Ok(Err(e)) => Err(anyhow!("get: {e}")),
-            Err(_) => Err(anyhow!("get: no answer within {OPERATION_TIMEOUT:?}")),
-        }
-    }
-
-    async fn pool_batch_reset(&mut self) -> Result<()> {
-        let statement = format!(
-            "DELETE FROM {} AS p WHERE p.tbl = $1",
-            keyspace(&self.target)
-        );
-        let _: Vec<serde_json::Value> = self.query_rows(statement, POOL_BATCH).await?;
-        Ok(())
-    }
-
-    async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
-        self.upsert_rows(POOL_BATCH, rows).await
-    }
-
-    async fn pool_batch_count(&mut self) -> Result<u64> {
-        let (_, _, count) = pool_statements(&self.target);
-        let counts: Vec<u64> = self.query_rows(count, POOL_BATCH).await?;
-        counts.first().copied().context("no count")
-    }
-
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
         let bucket = self
             .management(&format!("/pools/default/buckets/{}", self.target.bucket))
@@ -600,7 +362,7 @@ impl Store for CouchbaseStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::generate;
+    use crate::workload::record::generate;
 
     #[test]
     fn urls_name_bucket_scope_collection_and_credentials() {
@@ -632,33 +394,6 @@ mod tests {
             let json = serde_json::to_vec(&r).unwrap();
             assert_eq!(serde_json::from_slice::<Record>(&json).unwrap(), r);
         }
-    }
-
-    #[test]
-    fn pool_rows_round_trip_through_json_and_the_range_query_uses_its_index() {
-        for r in crate::suite::pool::rows(4, 200, 1) {
-            let json = serde_json::to_string(&PoolDoc::new(POOL_DATA, &r)).unwrap();
-            let back: PoolDoc = serde_json::from_str(&json).unwrap();
-            assert_eq!(back.tbl, POOL_DATA);
-            let row = back.row().unwrap();
-            assert_eq!(row, r);
-            assert_eq!(row.score.scale(), 2);
-        }
-        let t = parse_url("couchbase://u:p@h/b/s/c").unwrap();
-        let (index, large, count) = pool_statements(&t);
-        assert_eq!(
-            index,
-            "CREATE INDEX dbcompare_pool IF NOT EXISTS ON `b`.`s`.`c`(tbl, id)"
-        );
-        assert_eq!(
-            large,
-            "SELECT p.* FROM `b`.`s`.`c` AS p WHERE p.tbl = \"benchmark_data\" AND p.id <= $1 \
-             ORDER BY p.id"
-        );
-        assert_eq!(
-            count,
-            "SELECT RAW COUNT(*) FROM `b`.`s`.`c` AS p WHERE p.tbl = $1"
-        );
     }
 
     #[test]

@@ -14,6 +14,10 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+/// The table (or key prefix, collection, set) the classic suite owns; a reset drops it and
+/// touches nothing else.
+pub const TABLE: &str = "dbcompare_records";
+
 /// The seed used when `--seed` is not given.
 pub const DEFAULT_SEED: u64 = 2016;
 

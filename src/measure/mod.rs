@@ -1,11 +1,9 @@
 //! Timers, latency histograms, error counts, client CPU time and client allocations of a
 //! measured phase, and how repeated runs of a phase become one figure (median, min, max,
-//! and the exact merge of their histograms).
+//! and the exact merge of their histograms). The counting allocator has a file of its own
+//! (`alloc.rs`), re-exported here.
 
-use std::alloc::{GlobalAlloc, Layout};
-use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -13,8 +11,13 @@ use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 
-use crate::record::Size;
 use crate::report::model::{Latency, PhaseKind, PhaseResult, RunFigures};
+use crate::report::stats::Spread;
+use crate::workload::record::Size;
+
+mod alloc;
+
+pub use alloc::{CountingAlloc, allocations};
 
 /// Highest latency the histogram holds exactly: one hour, in nanoseconds. Longer ones are
 /// clamped to it (and still counted).
@@ -34,128 +37,6 @@ pub fn process_cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Allocation counters of one thread: written by that thread alone (a load and a store, no
-/// locked instruction), read by anyone. A cache line each, so threads never share one.
-#[repr(align(64))]
-struct Counters {
-    allocations: AtomicU64,
-    bytes: AtomicU64,
-}
-
-impl Counters {
-    const fn new() -> Self {
-        Counters {
-            allocations: AtomicU64::new(0),
-            bytes: AtomicU64::new(0),
-        }
-    }
-}
-
-/// One slot per thread that ever allocated while counting (a slot outlives its thread, so
-/// nothing counted is lost); threads beyond them share [`SHARED`].
-const SLOTS: usize = 1024;
-static PER_THREAD: [Counters; SLOTS] = [const { Counters::new() }; SLOTS];
-static SLOTS_TAKEN: AtomicUsize = AtomicUsize::new(0);
-/// Counters of the threads beyond [`SLOTS`], updated with atomic additions.
-static SHARED: Counters = Counters::new();
-
-thread_local! {
-    /// This thread's slot, taken on its first counted allocation. Const-initialised and
-    /// without a destructor, so the allocator can use it at any point of a thread's life.
-    static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
-}
-static COUNTING: AtomicBool = AtomicBool::new(false);
-
-/// The client's allocator, mimalloc, counting every allocation (and its bytes) of every
-/// thread once [`CountingAlloc::enable`] was called. The binary installs it as the global
-/// allocator; a reallocation counts as one allocation of its new size, as Go's allocs/op
-/// does. mimalloc rather than the C library's: the drivers allocate per row and per value,
-/// and with glibc's malloc the client spent about 40% of a Large Result Set's CPU in
-/// malloc and free (mimalloc cut its client CPU by about a quarter).
-pub struct CountingAlloc;
-
-impl CountingAlloc {
-    /// Starts counting (the binary calls this unless `DBCOMPARE_ALLOC_COUNTING=off`).
-    pub fn enable() {
-        COUNTING.store(true, Ordering::Relaxed);
-    }
-
-    /// Stops counting (`allocations()` is then `None`); used to measure what counting costs.
-    pub fn disable() {
-        COUNTING.store(false, Ordering::Relaxed);
-    }
-
-    #[inline]
-    fn count(bytes: usize) {
-        if !COUNTING.load(Ordering::Relaxed) {
-            return;
-        }
-        let slot = SLOT.with(|slot| {
-            if slot.get() == usize::MAX {
-                slot.set(SLOTS_TAKEN.fetch_add(1, Ordering::Relaxed));
-            }
-            slot.get()
-        });
-        match PER_THREAD.get(slot) {
-            // Only this thread writes its slot: a plain read-modify-write is exact.
-            Some(mine) => {
-                let add = |c: &AtomicU64, n: u64| {
-                    c.store(c.load(Ordering::Relaxed) + n, Ordering::Relaxed)
-                };
-                add(&mine.allocations, 1);
-                add(&mine.bytes, bytes as u64);
-            }
-            None => {
-                SHARED.allocations.fetch_add(1, Ordering::Relaxed);
-                SHARED.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
-            }
-        }
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to mimalloc.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        Self::count(layout.size());
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { mimalloc::MiMalloc.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        Self::count(layout.size());
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { mimalloc::MiMalloc.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        Self::count(new_size);
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { mimalloc::MiMalloc.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded with the caller's guarantees.
-        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) }
-    }
-}
-
-/// Allocations and allocated bytes so far, or `None` when nothing counts them (the library
-/// used without the counting allocator, or counting turned off).
-pub fn allocations() -> Option<(u64, u64)> {
-    COUNTING.load(Ordering::Relaxed).then(|| {
-        let taken = SLOTS_TAKEN.load(Ordering::Relaxed).min(SLOTS);
-        PER_THREAD[..taken]
-            .iter()
-            .chain(std::iter::once(&SHARED))
-            .fold((0, 0), |(a, b), c| {
-                (
-                    a + c.allocations.load(Ordering::Relaxed),
-                    b + c.bytes.load(Ordering::Relaxed),
-                )
-            })
-    })
-}
-
 /// A latency histogram in nanoseconds, 3 significant digits, up to one hour.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
@@ -164,7 +45,7 @@ pub fn new_histogram() -> Histogram<u64> {
 /// Records one latency into a histogram made by [`new_histogram`].
 #[inline]
 pub fn record(histogram: &mut Histogram<u64>, latency: Duration) {
-    crate::suite::watchdog::alive();
+    crate::liveness::alive();
     let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
     histogram.saturating_record(ns.clamp(1, MAX_LATENCY_NS));
 }
@@ -202,36 +83,6 @@ pub fn latency(h: &Histogram<u64>) -> Latency {
         p99: us(h.value_at_quantile(0.99)),
         p999: us(h.value_at_quantile(0.999)),
         max: us(h.max()),
-    }
-}
-
-/// Median, minimum and maximum of some figures (the median of an even count is the mean of
-/// the middle two).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Spread {
-    pub fn of(values: &[f64]) -> Option<Spread> {
-        if values.is_empty() {
-            return None;
-        }
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
-        Some(Spread {
-            median,
-            min: sorted[0],
-            max: sorted[n - 1],
-        })
     }
 }
 
@@ -418,28 +269,6 @@ mod tests {
         assert!(close(l.p99, 990.0), "{}", l.p99);
         assert!(close(l.max, 1000.0), "{}", l.max);
         assert!(close(l.min, 1.0), "{}", l.min);
-    }
-
-    #[test]
-    fn spread_on_fixed_inputs() {
-        assert_eq!(
-            Spread::of(&[3.0, 1.0, 2.0]),
-            Some(Spread {
-                median: 2.0,
-                min: 1.0,
-                max: 3.0
-            })
-        );
-        assert_eq!(
-            Spread::of(&[4.0, 1.0, 3.0, 2.0]),
-            Some(Spread {
-                median: 2.5,
-                min: 1.0,
-                max: 4.0
-            })
-        );
-        assert_eq!(Spread::of(&[7.0]).unwrap().median, 7.0);
-        assert_eq!(Spread::of(&[]), None);
     }
 
     fn run_of(latencies_us: &[u64], wall_ms: f64, errors: u64) -> PhaseRun {

@@ -12,12 +12,11 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use tempfile::TempDir;
 
-use super::{ConnectSpec, DiskUsage, Durability, Store};
-use crate::record::{Data, Record};
-use crate::report::model::StoreInfo;
-use crate::suite::driver::{DriverTest, check_large};
+use crate::catalog::{Durability, StoreInfo};
+use crate::store::{Adapter, ConnectSpec, DiskUsage, NotApplicable, Store, Supported};
+use crate::workload::record::{Data, Record, TABLE};
 
-const TABLE: &str = "dbcompare_records";
+mod driver;
 
 const INSERT: &str = "INSERT INTO dbcompare_records \
     (id, unique_id, created_by, updated_by, deleted_by, created_at, data) \
@@ -57,7 +56,7 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) the database file and sets WAL + `synchronous=FULL`.
     pub fn open(spec: &ConnectSpec) -> Result<Self> {
-        let (dir, path) = match &spec.sqlite_path {
+        let (dir, path) = match &spec.options.sqlite_path {
             Some(path) => (None, path.clone()),
             None => {
                 let dir = tempfile::Builder::new()
@@ -128,7 +127,22 @@ fn synchronous_name(level: &str) -> &str {
     }
 }
 
+impl Adapter for SqliteStore {
+    /// Never called: an embedded store takes no URL.
+    fn check_url(_: &str) -> Result<()> {
+        Ok(())
+    }
+
+    async fn connect(spec: &ConnectSpec) -> Result<Self> {
+        SqliteStore::open(spec)
+    }
+}
+
 impl Store for SqliteStore {
+    type Driver = Supported;
+    /// One file, no connections to pool.
+    type Pool = NotApplicable;
+
     async fn describe(&mut self) -> Result<StoreInfo> {
         let version: String = self
             .conn
@@ -217,96 +231,6 @@ impl Store for SqliteStore {
             created_at: created_at.context("decoding created_at")?,
             data: data.context("decoding data")?,
         }))
-    }
-
-    fn driver_operation(&self, test: DriverTest) -> Option<&'static str> {
-        use DriverTest::*;
-        Some(match test {
-            SimpleExec => "SELECT 1 WHERE 0 (prepared each time)",
-            PreparedExec => "SELECT 1 WHERE 0 (cached statement)",
-            SimpleQueryRow => "SELECT 1 (prepared each time)",
-            PreparedQueryRow => "SELECT 1 (cached statement)",
-            PreparedQueryRowParam => "SELECT ?1 (cached statement)",
-            EchoMixed5 => "SELECT ?1, ?2, ?3, ?4, ?5: text, integer, NULL, real, blob",
-            SelectLargeString => "10,000-character text, prepared each time",
-            SelectPreparedLargeString => "10,000-character text, cached statement",
-            SelectLargeBytes => "10,000-byte blob copied out, prepared each time",
-            SelectPreparedLargeBytes => "10,000-byte blob copied out, cached statement",
-            SelectLargeRaw => "10,000-byte blob borrowed, prepared each time",
-            SelectPreparedLargeRaw => "10,000-byte blob borrowed, cached statement",
-            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => return None,
-        })
-    }
-
-    async fn driver(&mut self, test: DriverTest, i: u64) -> Result<()> {
-        use DriverTest::*;
-        const EXEC: &str = "SELECT 1 WHERE 0";
-        const LARGE_TEXT: &str = "SELECT replace(hex(zeroblob(5000)), '0', 'A')";
-        const LARGE_BLOB: &str = "SELECT CAST(replace(hex(zeroblob(5000)), '0', 'A') AS BLOB)";
-        let c = &self.conn;
-        let one = |n: i64| {
-            if n == 1 {
-                Ok(())
-            } else {
-                Err(anyhow::anyhow!("SELECT 1 gave {n}"))
-            }
-        };
-        match test {
-            SimpleExec => {
-                c.execute(EXEC, [])?;
-            }
-            PreparedExec => {
-                c.prepare_cached(EXEC)?.execute([])?;
-            }
-            SimpleQueryRow => one(c.query_row("SELECT 1", [], |r| r.get(0))?)?,
-            PreparedQueryRow => one(c.prepare_cached("SELECT 1")?.query_row([], |r| r.get(0))?)?,
-            PreparedQueryRowParam => {
-                let n: i64 = c
-                    .prepare_cached("SELECT ?1")?
-                    .query_row([i as i64], |r| r.get(0))?;
-                if n != i as i64 {
-                    bail!("SELECT {i} gave {n}");
-                }
-            }
-            EchoMixed5 => {
-                let echoed: (String, i64, Option<String>, f64, Vec<u8>) =
-                    c.prepare_cached("SELECT ?1, ?2, ?3, ?4, ?5")?.query_row(
-                        rusqlite::params!["abc", i as i64, None::<String>, 1.024f64, &b"xyz"[..]],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-                    )?;
-                if echoed != ("abc".to_string(), i as i64, None, 1.024, b"xyz".to_vec()) {
-                    bail!("echo gave {echoed:?}");
-                }
-            }
-            SelectLargeString => {
-                let s: String = c.query_row(LARGE_TEXT, [], |r| r.get(0))?;
-                check_large(s.as_bytes())?;
-            }
-            SelectPreparedLargeString => {
-                let s: String = c.prepare_cached(LARGE_TEXT)?.query_row([], |r| r.get(0))?;
-                check_large(s.as_bytes())?;
-            }
-            SelectLargeBytes => {
-                let b: Vec<u8> = c.query_row(LARGE_BLOB, [], |r| r.get(0))?;
-                check_large(&b)?;
-            }
-            SelectPreparedLargeBytes => {
-                let b: Vec<u8> = c.prepare_cached(LARGE_BLOB)?.query_row([], |r| r.get(0))?;
-                check_large(&b)?;
-            }
-            SelectLargeRaw => {
-                let mut stmt = c.prepare(LARGE_BLOB)?;
-                stmt.query_row([], |r| Ok(check_large(r.get_ref(0)?.as_blob()?)))??;
-            }
-            SelectPreparedLargeRaw => {
-                let mut stmt = c.prepare_cached(LARGE_BLOB)?;
-                stmt.query_row([], |r| Ok(check_large(r.get_ref(0)?.as_blob()?)))??;
-            }
-            PreparedExecConcurrent(_) | PreparedQueryConcurrent(_) => {
-                bail!("run as PreparedExec / PreparedQueryRow on several connections")
-            }
-        }
-        Ok(())
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {

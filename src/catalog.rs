@@ -1,0 +1,304 @@
+//! The catalog of stores: the closed set of kinds, every fact dbcompare keeps about each
+//! kind in one table ([`StoreKind::facts`], which the compiler makes complete), the
+//! durability modes, each store's own options, and what a running store reports about
+//! itself ([`StoreInfo`]). Everything else (the adapters, the local servers, the plan)
+//! reads these facts here rather than matching on a kind of its own.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
+
+/// Every store dbcompare knows, in the order `all` runs them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    /// Embedded SQLite (bundled): runs anywhere, no server.
+    Sqlite,
+    /// PostgreSQL, records in a JSONB column.
+    Postgres,
+    /// MySQL, Percona or MariaDB, records in a JSON column.
+    Mysql,
+    /// MongoDB, records as BSON documents (URL only: no server is packaged here).
+    Mongodb,
+    /// Redis, records bincode-encoded under their unique_id.
+    Redis,
+    /// Aerospike, records as bins (URL only).
+    Aerospike,
+    /// Couchbase, records as JSON documents (URL only).
+    Couchbase,
+}
+
+/// What dbcompare knows about one kind of store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts {
+    /// The name used on the command line, in environment variables and in reports.
+    pub name: &'static str,
+    /// How the store is reached.
+    pub access: Access,
+}
+
+/// How a store is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Inside dbcompare's own process: no server and no URL.
+    Embedded,
+    /// A server, by URL.
+    Server(ServerFacts),
+}
+
+/// The facts of a store that runs as a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServerFacts {
+    /// The URL schemes its URLs use (the first is the one examples use).
+    pub schemes: &'static [&'static str],
+    /// The port a URL without one means.
+    pub default_port: u16,
+    /// An example URL for messages.
+    pub url_example: &'static str,
+    /// How dbcompare starts a throw-away local server of it, or `None` when it starts none
+    /// (the store then runs only with a URL).
+    pub launcher: Option<Launcher>,
+}
+
+/// The throw-away local servers dbcompare can start (one launcher each in `server/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    /// initdb + pg_ctl, configs/postgresql.conf.
+    Postgres,
+    /// mariadb-install-db (or mysqld --initialize-insecure) + mariadbd, configs/my.cnf.
+    Mysql,
+    /// redis-server, configs/redis.conf.
+    Redis,
+}
+
+impl StoreKind {
+    /// Every kind, in the order `all` runs them (the enum's own order).
+    pub fn all() -> &'static [StoreKind] {
+        StoreKind::value_variants()
+    }
+
+    /// The one table of per-kind facts.
+    pub const fn facts(self) -> Facts {
+        const fn server(
+            schemes: &'static [&'static str],
+            default_port: u16,
+            url_example: &'static str,
+            launcher: Option<Launcher>,
+        ) -> Access {
+            Access::Server(ServerFacts {
+                schemes,
+                default_port,
+                url_example,
+                launcher,
+            })
+        }
+        let (name, access) = match self {
+            StoreKind::Sqlite => ("sqlite", Access::Embedded),
+            StoreKind::Postgres => (
+                "postgres",
+                server(
+                    &["postgres", "postgresql"],
+                    5432,
+                    "postgres://user:pass@host:5432/db",
+                    Some(Launcher::Postgres),
+                ),
+            ),
+            StoreKind::Mysql => (
+                "mysql",
+                server(
+                    &["mysql"],
+                    3306,
+                    "mysql://user:pass@host:3306/db",
+                    Some(Launcher::Mysql),
+                ),
+            ),
+            StoreKind::Mongodb => (
+                "mongodb",
+                server(
+                    &["mongodb", "mongodb+srv"],
+                    27017,
+                    "mongodb://host:27017/dbcompare",
+                    None,
+                ),
+            ),
+            StoreKind::Redis => (
+                "redis",
+                server(
+                    &["redis"],
+                    6379,
+                    "redis://host:6379/0",
+                    Some(Launcher::Redis),
+                ),
+            ),
+            StoreKind::Aerospike => (
+                "aerospike",
+                server(
+                    &["aerospike"],
+                    3000,
+                    "aerospike://host:3000/namespace",
+                    None,
+                ),
+            ),
+            StoreKind::Couchbase => (
+                "couchbase",
+                server(
+                    &["couchbase", "couchbases"],
+                    11210,
+                    "couchbase://user:pass@host/bucket",
+                    None,
+                ),
+            ),
+        };
+        Facts { name, access }
+    }
+
+    /// The name used on the command line and in reports.
+    pub const fn name(self) -> &'static str {
+        self.facts().name
+    }
+
+    /// The facts of a server store; `None` for an embedded one.
+    pub const fn server(self) -> Option<ServerFacts> {
+        match self.facts().access {
+            Access::Embedded => None,
+            Access::Server(facts) => Some(facts),
+        }
+    }
+
+    /// Whether the store is embedded (no server, no URL).
+    pub const fn is_embedded(self) -> bool {
+        self.server().is_none()
+    }
+
+    /// The URL schemes this store accepts (none for an embedded store).
+    pub fn schemes(self) -> &'static [&'static str] {
+        self.server().map_or(&[], |s| s.schemes)
+    }
+
+    /// How dbcompare starts a local server of this store, if it can.
+    pub fn launcher(self) -> Option<Launcher> {
+        self.server().and_then(|s| s.launcher)
+    }
+
+    /// The environment variable that may hold this store's URL.
+    pub fn url_env(self) -> String {
+        format!("DBCOMPARE_{}_URL", self.name().to_uppercase())
+    }
+}
+
+impl std::fmt::Display for StoreKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether commits must be on disk before they are acknowledged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Durability {
+    /// A commit is on disk before it is acknowledged (fsync on every commit).
+    #[default]
+    Durable,
+    /// Each store's documented fast mode (commits flushed in the background).
+    Relaxed,
+}
+
+impl Durability {
+    pub fn name(self) -> &'static str {
+        match self {
+            Durability::Durable => "durable",
+            Durability::Relaxed => "relaxed",
+        }
+    }
+}
+
+/// The options that belong to one store each (flattened into `dbcompare run`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct StoreOptions {
+    /// SQLite: use (and keep) this database file instead of a temporary one. Its
+    /// dbcompare_records table is dropped and recreated.
+    #[arg(long, value_name = "FILE")]
+    pub sqlite_path: Option<PathBuf>,
+
+    /// Couchbase: search through a SQL++ query on an index on unique_id (created by the
+    /// reset) instead of a KV get by key.
+    #[arg(long)]
+    pub couchbase_query: bool,
+
+    /// MongoDB: when each insert runs in a session transaction (`auto`: on a replica set
+    /// or sharded cluster).
+    #[arg(long, value_enum, default_value_t)]
+    pub mongodb_transactions: Transactions,
+}
+
+/// When MongoDB inserts run in a session transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Transactions {
+    /// On a replica set or sharded cluster; a single-document write on a standalone server.
+    #[default]
+    Auto,
+    /// Always (a standalone MongoDB refuses them: the store fails).
+    Always,
+    /// Never: single-document atomic writes everywhere, like the other document stores.
+    Never,
+}
+
+/// A store's own description of itself, read back from it at the start of its run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoreInfo {
+    /// Product and version as the store reports it (`SQLite 3.46.0`).
+    pub version: String,
+    /// `durable` (a commit is on disk before it is acknowledged) or `relaxed`.
+    pub durability: String,
+    /// The settings behind `durability`, read back from the store.
+    pub settings: BTreeMap<String, String>,
+    /// How a search finds its record (index used, as the store's planner reports it).
+    pub search_path: String,
+    /// How an insert is committed (transaction, atomic single write, ...).
+    pub write_path: String,
+    /// How the on-disk size is measured.
+    pub size_method: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_agree_with_the_command_line_and_the_reports() {
+        for &kind in StoreKind::all() {
+            let value = kind.to_possible_value().expect("no variant is skipped");
+            assert_eq!(value.get_name(), kind.name());
+            assert_eq!(
+                serde_json::to_string(&kind).unwrap(),
+                format!("\"{}\"", kind.name())
+            );
+        }
+        assert_eq!(StoreKind::all()[0], StoreKind::Sqlite);
+        assert_eq!(StoreKind::all().len(), 7);
+    }
+
+    #[test]
+    fn every_server_store_has_its_own_schemes_and_a_matching_example() {
+        let mut seen = std::collections::HashSet::new();
+        for &kind in StoreKind::all() {
+            let Some(server) = kind.server() else {
+                assert!(kind.schemes().is_empty());
+                continue;
+            };
+            for scheme in server.schemes {
+                assert!(seen.insert(*scheme), "{scheme} is claimed twice");
+            }
+            let example = url::Url::parse(server.url_example).unwrap();
+            assert!(server.schemes.contains(&example.scheme()), "{kind}");
+        }
+        assert!(StoreKind::Sqlite.is_embedded());
+        assert_eq!(StoreKind::Redis.launcher(), Some(Launcher::Redis));
+        assert_eq!(StoreKind::Mongodb.launcher(), None);
+        assert_eq!(StoreKind::Couchbase.url_env(), "DBCOMPARE_COUCHBASE_URL");
+    }
+}

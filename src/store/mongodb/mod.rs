@@ -1,0 +1,474 @@
+//! MongoDB (the official `mongodb` driver): the original benchmark's document, a unique
+//! index on unique_id and indexes on data.name and data.age; insert_one per record inside a
+//! session transaction on a replica set or sharded cluster, otherwise a single-document
+//! atomic write (reported as such); write concern `w:1, j:true` (durable) or `j:false`
+//! (relaxed); find_one by unique_id, every field decoded.
+//!
+//! The driver suite runs the nearest native operations (ping, find_one of fixed documents,
+//! aggregate `$replaceRoot` for the echoes, raw BSON for the Raw tests); the pool suite keeps
+//! the asyncmy seed's table as the `benchmark_data` collection (`_id` = id, BSON dates,
+//! score as Decimal128), loaded and batch-inserted with insert_many.
+
+use std::collections::BTreeMap;
+
+use anyhow::{Context, Result, bail};
+use chrono::{TimeZone, Utc};
+use mongodb::bson::{self, Document, doc};
+use mongodb::options::{
+    Acknowledgment, ClientOptions, CollectionOptions, IndexOptions, WriteConcern,
+};
+use mongodb::{Client, ClientSession, Collection, Database, IndexModel};
+use serde::{Deserialize, Serialize};
+
+use crate::catalog::{Durability, StoreInfo, StoreKind, Transactions};
+use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported};
+use crate::workload::pool::{BATCH_TABLE, DATA_TABLE};
+use crate::workload::record::{Data, Record, TABLE};
+
+mod driver;
+mod pool;
+
+use pool::BenchDoc;
+
+/// The database used when the URL names none.
+const DEFAULT_DATABASE: &str = "dbcompare";
+
+/// Server error code of a command the server does not have.
+const COMMAND_NOT_FOUND: i32 = 59;
+
+/// The document as stored: the record's fields with `created_at` as a BSON date.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    pub id: i64,
+    pub unique_id: String,
+    pub created_by: i64,
+    pub updated_by: i64,
+    pub deleted_by: i64,
+    pub created_at: bson::DateTime,
+    pub data: Data,
+}
+
+impl From<&Record> for Doc {
+    fn from(r: &Record) -> Self {
+        Doc {
+            id: r.id,
+            unique_id: r.unique_id.clone(),
+            created_by: r.created_by,
+            updated_by: r.updated_by,
+            deleted_by: r.deleted_by,
+            created_at: bson::DateTime::from_millis(r.created_at.timestamp_millis()),
+            data: r.data.clone(),
+        }
+    }
+}
+
+impl TryFrom<Doc> for Record {
+    type Error = anyhow::Error;
+
+    fn try_from(d: Doc) -> Result<Self> {
+        Ok(Record {
+            id: d.id,
+            unique_id: d.unique_id,
+            created_by: d.created_by,
+            updated_by: d.updated_by,
+            deleted_by: d.deleted_by,
+            created_at: Utc
+                .timestamp_millis_opt(d.created_at.timestamp_millis())
+                .single()
+                .context("created_at out of range")?,
+            data: d.data,
+        })
+    }
+}
+
+/// The indexes reset creates: unique on unique_id, plain on data.name and data.age.
+pub fn index_models() -> Vec<IndexModel> {
+    let unique = IndexOptions::builder()
+        .unique(true)
+        .name("dbcompare_records_unique_id".to_string())
+        .build();
+    let named = |name: &str| IndexOptions::builder().name(name.to_string()).build();
+    vec![
+        IndexModel::builder()
+            .keys(doc! { "unique_id": 1 })
+            .options(unique)
+            .build(),
+        IndexModel::builder()
+            .keys(doc! { "data.name": 1 })
+            .options(named("dbcompare_records_name"))
+            .build(),
+        IndexModel::builder()
+            .keys(doc! { "data.age": 1 })
+            .options(named("dbcompare_records_age"))
+            .build(),
+    ]
+}
+
+/// The write concern of a durability mode.
+pub fn write_concern(durability: Durability) -> WriteConcern {
+    WriteConcern::builder()
+        .w(Acknowledgment::Nodes(1))
+        .journal(durability == Durability::Durable)
+        .build()
+}
+
+/// The filter of a search.
+pub fn search_filter(unique_id: &str) -> Document {
+    doc! { "unique_id": unique_id }
+}
+
+/// How the server is deployed, from `hello`: transactions need a replica set or mongos.
+fn topology(hello: &Document) -> (&'static str, Option<String>) {
+    if hello.get_str("msg") == Ok("isdbgrid") {
+        ("sharded cluster", None)
+    } else if let Ok(set) = hello.get_str("setName") {
+        ("replica set", Some(set.to_string()))
+    } else {
+        ("standalone", None)
+    }
+}
+
+pub struct MongoStore {
+    client: Client,
+    db: Database,
+    records: Collection<Doc>,
+    durability: Durability,
+    /// A session when the server runs transactions (replica set or sharded cluster).
+    session: Option<ClientSession>,
+    topology: String,
+    /// The driver suite's fixed documents, once written.
+    driver_docs: Option<driver::DriverDocs>,
+    /// The pool suite's collections, with the store's write concern.
+    pool_data: Collection<BenchDoc>,
+    pool_batch: Collection<BenchDoc>,
+}
+
+fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
+    match e.kind.as_ref() {
+        mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => {
+            w.code == 11000
+        }
+        mongodb::error::ErrorKind::Command(c) => c.code == 11000,
+        _ => false,
+    }
+}
+
+fn is_command_not_found(e: &mongodb::error::Error) -> bool {
+    matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Command(c) if c.code == COMMAND_NOT_FOUND)
+}
+
+impl MongoStore {
+    /// A command's answer, or `None` if the server does not have that command.
+    async fn optional_command(&self, command: Document) -> Result<Option<Document>> {
+        match self.db.run_command(command).await {
+            Ok(answer) => Ok(Some(answer)),
+            Err(e) if is_command_not_found(&e) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Drops a collection; on servers without `drop` (for example in-memory test servers),
+/// empties it instead.
+async fn drop_or_empty<T: Send + Sync>(collection: &Collection<T>) -> Result<()> {
+    match collection.drop().await {
+        Ok(()) => Ok(()),
+        Err(e) if is_command_not_found(&e) => {
+            collection
+                .delete_many(doc! {})
+                .await
+                .with_context(|| format!("emptying {}", collection.name()))?;
+            Ok(())
+        }
+        Err(e) => Err(e).with_context(|| format!("dropping {}", collection.name())),
+    }
+}
+
+impl Adapter for MongoStore {
+    /// Checks a URL the way the driver will read it (no DNS lookups for +srv here).
+    fn check_url(raw: &str) -> Result<()> {
+        let parsed = url::Url::parse(raw)?;
+        if parsed.host_str().is_none_or(str::is_empty) {
+            bail!("no host");
+        }
+        Ok(())
+    }
+
+    async fn connect(spec: &ConnectSpec) -> Result<Self> {
+        let url = spec.server_url(StoreKind::Mongodb)?;
+        let mut options = ClientOptions::parse(url.expose()).await?;
+        options.connect_timeout = Some(spec.connect_timeout);
+        options.server_selection_timeout = Some(spec.connect_timeout);
+        options.app_name = Some("dbcompare".to_string());
+        let database = options
+            .default_database
+            .clone()
+            .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
+        let client = Client::with_options(options)?;
+        let db = client.database(&database);
+        let hello = db.run_command(doc! { "hello": 1 }).await?;
+        let (kind, set) = topology(&hello);
+        let transactions = match spec.options.mongodb_transactions {
+            Transactions::Auto => kind != "standalone",
+            Transactions::Always => true,
+            Transactions::Never => false,
+        };
+        let session = match transactions {
+            true => Some(client.start_session().await?),
+            false => None,
+        };
+        let with_write_concern = || {
+            CollectionOptions::builder()
+                .write_concern(write_concern(spec.durability))
+                .build()
+        };
+        let records = db.collection_with_options::<Doc>(TABLE, with_write_concern());
+        let pool_data = db.collection_with_options::<BenchDoc>(DATA_TABLE, with_write_concern());
+        let pool_batch = db.collection_with_options::<BenchDoc>(BATCH_TABLE, with_write_concern());
+        Ok(MongoStore {
+            client,
+            db,
+            records,
+            durability: spec.durability,
+            session,
+            driver_docs: None,
+            pool_data,
+            pool_batch,
+            topology: match set {
+                Some(set) => format!("{kind} {set}"),
+                None => kind.to_string(),
+            },
+        })
+    }
+}
+
+impl Store for MongoStore {
+    type Driver = Supported;
+    type Pool = Supported;
+
+    async fn describe(&mut self) -> Result<StoreInfo> {
+        let build = self
+            .client
+            .database("admin")
+            .run_command(doc! { "buildInfo": 1 })
+            .await?;
+        let version = build.get_str("version").unwrap_or("unknown").to_string();
+        let product = if version.contains("jongodb") {
+            "jongodb (MongoDB wire-compatible, in-memory; not MongoDB)"
+        } else if build.get_document("psmdbVersion").is_ok() || version.contains("percona") {
+            "Percona Server for MongoDB"
+        } else {
+            "MongoDB"
+        };
+        let wc = self.records.write_concern().cloned().unwrap_or_default();
+        let mut settings = BTreeMap::from([
+            ("topology".to_string(), self.topology.clone()),
+            (
+                "write_concern".to_string(),
+                format!("w:1, j:{}", wc.journal.unwrap_or(false)),
+            ),
+        ]);
+        let status = self.optional_command(doc! { "serverStatus": 1 }).await?;
+        if let Some(engine) = status
+            .as_ref()
+            .and_then(|s| s.get_document("storageEngine").ok())
+        {
+            settings.insert(
+                "storage_engine".to_string(),
+                engine.get_str("name").unwrap_or("unknown").to_string(),
+            );
+        }
+        let explain = self
+            .optional_command(doc! {
+                "explain": { "find": TABLE, "filter": search_filter("x"), "limit": 1 },
+                "verbosity": "queryPlanner",
+            })
+            .await?;
+        let search_path = explain
+            .and_then(|e| {
+                let plan = e
+                    .get_document("queryPlanner")
+                    .ok()?
+                    .get_document("winningPlan")
+                    .ok()?;
+                Some(describe_plan(plan))
+            })
+            .unwrap_or_else(|| "find_one by unique_id (the server gave no query plan)".to_string());
+        let durable = wc.journal == Some(true);
+        Ok(StoreInfo {
+            version: format!("{product} {version}"),
+            durability: if durable { "durable" } else { "relaxed" }.to_string(),
+            settings,
+            search_path,
+            write_path: if self.session.is_some() {
+                "session transaction: insert_one; commitTransaction (one per record)".to_string()
+            } else {
+                format!(
+                    "insert_one: single-document atomic write ({} server, no transaction)",
+                    self.topology
+                )
+            },
+            size_method: "dbStats storageSize + indexSize after fsync".to_string(),
+        })
+    }
+
+    async fn reset(&mut self) -> Result<()> {
+        drop_or_empty(&self.records).await?;
+        self.records
+            .create_indexes(index_models())
+            .await
+            .context("creating the benchmark indexes")?;
+        Ok(())
+    }
+
+    async fn insert(&mut self, r: &Record) -> Result<()> {
+        let doc = Doc::from(r);
+        match &mut self.session {
+            Some(session) => {
+                session
+                    .start_transaction()
+                    .write_concern(write_concern(self.durability))
+                    .await?;
+                if let Err(e) = self.records.insert_one(&doc).session(&mut *session).await {
+                    let _ = session.abort_transaction().await;
+                    return Err(e.into());
+                }
+                session.commit_transaction().await?;
+            }
+            None => {
+                self.records.insert_one(&doc).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+        let found = self.records.find_one(search_filter(unique_id)).await?;
+        found.map(Record::try_from).transpose()
+    }
+
+    /// Ends the session, then shuts the client down (its monitors and connection pool).
+    async fn close(self) -> Result<()> {
+        let MongoStore {
+            client, session, ..
+        } = self;
+        drop(session);
+        client.shutdown().await;
+        Ok(())
+    }
+
+    async fn disk_usage(&mut self) -> Result<DiskUsage> {
+        // fsync flushes every write to disk first (it needs the admin database).
+        let fsync = self
+            .client
+            .database("admin")
+            .run_command(doc! { "fsync": 1 })
+            .await;
+        match fsync {
+            Err(e) if !is_command_not_found(&e) => return Err(e).context("fsync"),
+            _ => {}
+        }
+        let stats = self
+            .optional_command(doc! { "dbStats": 1 })
+            .await?
+            .context("the server has no dbStats command: no on-disk size to report")?;
+        let number = |key: &str| -> Result<u64> {
+            let value = stats
+                .get(key)
+                .with_context(|| format!("dbStats has no {key}"))?;
+            let n = match value {
+                bson::Bson::Int32(i) => f64::from(*i),
+                bson::Bson::Int64(i) => *i as f64,
+                bson::Bson::Double(d) => *d,
+                other => bail!("dbStats {key} is {other}"),
+            };
+            Ok(n as u64)
+        };
+        Ok(DiskUsage::bytes(
+            number("storageSize")? + number("indexSize")?,
+        ))
+    }
+}
+
+/// `IXSCAN dbcompare_records_unique_id` from a winning plan (stages nest via inputStage).
+pub fn describe_plan(plan: &Document) -> String {
+    let mut stages = Vec::new();
+    let mut node = Some(plan);
+    while let Some(n) = node {
+        let stage = n.get_str("stage").unwrap_or("?");
+        match n.get_str("indexName") {
+            Ok(index) => stages.push(format!("{stage} {index}")),
+            Err(_) => stages.push(stage.to_string()),
+        }
+        node = n.get_document("inputStage").ok();
+    }
+    stages.join(" <- ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::record::generate;
+
+    #[test]
+    fn documents_round_trip_every_field_through_bson() {
+        for r in generate(4, &"micro".parse().unwrap(), 1) {
+            let bytes = bson::to_vec(&Doc::from(&r)).unwrap();
+            let back: Doc = bson::from_slice(&bytes).unwrap();
+            assert_eq!(Record::try_from(back).unwrap(), r);
+        }
+    }
+
+    #[test]
+    fn documents_carry_native_dates_and_nested_data() {
+        let r = &generate(4, &"micro".parse().unwrap(), 1)[0];
+        let doc = bson::to_document(&Doc::from(r)).unwrap();
+        assert!(matches!(
+            doc.get("created_at"),
+            Some(bson::Bson::DateTime(_))
+        ));
+        assert_eq!(
+            doc.get_document("data").unwrap().get_str("name").unwrap(),
+            r.data.name
+        );
+        assert_eq!(
+            doc.get_document("data").unwrap().get_i64("age").unwrap(),
+            r.data.age
+        );
+        assert_eq!(doc.get_str("unique_id").unwrap(), "micro-1");
+    }
+
+    #[test]
+    fn indexes_and_queries_are_the_benchmarks() {
+        let models = index_models();
+        assert_eq!(models[0].keys, doc! { "unique_id": 1 });
+        assert_eq!(models[0].options.as_ref().unwrap().unique, Some(true));
+        assert_eq!(models[1].keys, doc! { "data.name": 1 });
+        assert_eq!(models[2].keys, doc! { "data.age": 1 });
+        assert_eq!(search_filter("tiny-4"), doc! { "unique_id": "tiny-4" });
+        assert_eq!(write_concern(Durability::Durable).journal, Some(true));
+        assert_eq!(write_concern(Durability::Relaxed).journal, Some(false));
+    }
+
+    #[test]
+    fn topology_decides_transactions() {
+        assert_eq!(
+            topology(&doc! { "isWritablePrimary": true }).0,
+            "standalone"
+        );
+        assert_eq!(
+            topology(&doc! { "setName": "rs0" }),
+            ("replica set", Some("rs0".into()))
+        );
+        assert_eq!(topology(&doc! { "msg": "isdbgrid" }).0, "sharded cluster");
+    }
+
+    #[test]
+    fn plans_read_from_the_leaf_up() {
+        let plan = doc! { "stage": "FETCH", "inputStage": { "stage": "IXSCAN", "indexName": "dbcompare_records_unique_id" } };
+        assert_eq!(
+            describe_plan(&plan),
+            "FETCH <- IXSCAN dbcompare_records_unique_id"
+        );
+    }
+}

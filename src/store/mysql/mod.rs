@@ -1,0 +1,314 @@
+//! MySQL, Percona and MariaDB (mysql_async): a JSON `data` column with generated columns
+//! indexed for name and age, a unique index on unique_id, InnoDB; each insert in
+//! START TRANSACTION/COMMIT with prepared statements.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use chrono::{NaiveDateTime, TimeZone, Utc};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder, Row, Statement, TxOpts, Value};
+
+use crate::catalog::{StoreInfo, StoreKind};
+use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
+use crate::workload::record::{Data, Record};
+
+mod driver;
+mod pool;
+
+/// JSON_UNQUOTE(JSON_EXTRACT(...)) works on MySQL 5.7+, 8.x and MariaDB alike
+/// (MariaDB has no `->>`).
+const SCHEMA: [&str; 2] = [
+    "DROP TABLE IF EXISTS dbcompare_records",
+    "CREATE TABLE dbcompare_records (
+        id          BIGINT      NOT NULL PRIMARY KEY,
+        unique_id   VARCHAR(64) NOT NULL,
+        created_by  BIGINT      NOT NULL,
+        updated_by  BIGINT      NOT NULL,
+        deleted_by  BIGINT      NOT NULL,
+        created_at  DATETIME(3) NOT NULL,
+        data        JSON        NOT NULL,
+        data_name   VARCHAR(64) AS (JSON_UNQUOTE(JSON_EXTRACT(data, '$.name'))) VIRTUAL,
+        data_age    BIGINT      AS (JSON_EXTRACT(data, '$.age')) VIRTUAL,
+        UNIQUE KEY dbcompare_records_unique_id (unique_id),
+        KEY dbcompare_records_name (data_name),
+        KEY dbcompare_records_age (data_age)
+    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+];
+
+const INSERT: &str = "INSERT INTO dbcompare_records \
+    (id, unique_id, created_by, updated_by, deleted_by, created_at, data) \
+    VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+const FIND: &str = "SELECT id, unique_id, created_by, updated_by, deleted_by, created_at, data \
+    FROM dbcompare_records WHERE unique_id = ?";
+
+/// The driver's options for `raw`, on the transport the URL names. The driver, given a
+/// loopback address, would otherwise reconnect through the server's Unix socket unseen
+/// (its `prefer_socket`, on by default): a faster path than the TCP the other stores and
+/// the native tools use, which would skew every comparison. A URL that asks for the
+/// socket (`?socket=PATH` or `?prefer_socket=true`) gets it; the report says which it was.
+fn tcp_as_named(raw: &str) -> Result<Opts> {
+    let opts = Opts::from_url(raw)?;
+    let asks = url::Url::parse(raw)?
+        .query_pairs()
+        .any(|(key, _)| key == "prefer_socket" || key == "socket");
+    Ok(if asks {
+        opts
+    } else {
+        OptsBuilder::from_opts(opts).prefer_socket(false).into()
+    })
+}
+
+struct Prepared {
+    insert: Statement,
+    find: Statement,
+}
+
+pub struct MysqlStore {
+    conn: Conn,
+    prepared: Option<Prepared>,
+    driver: Option<driver::DriverStatements>,
+    /// A local server's data directory, measured beside information_schema.
+    data_dir: Option<PathBuf>,
+    database: String,
+}
+
+/// A server value as text, for settings read back.
+fn text(value: &Value) -> String {
+    match value {
+        Value::NULL => "NULL".to_string(),
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        other => other.as_sql(true),
+    }
+}
+
+impl MysqlStore {
+    /// Prepares the record statements (after a reset; on first use on other connections).
+    async fn prepare(&mut self) -> Result<()> {
+        self.prepared = Some(Prepared {
+            insert: self.conn.prep(INSERT).await?,
+            find: self.conn.prep(FIND).await?,
+        });
+        Ok(())
+    }
+
+    async fn variables(&mut self, names: &[&str]) -> Result<BTreeMap<String, String>> {
+        let select: Vec<String> = names.iter().map(|n| format!("@@{n}")).collect();
+        let row: Row = self
+            .conn
+            .query_first(format!("SELECT {}", select.join(", ")))
+            .await?
+            .context("no row from SELECT @@...")?;
+        Ok(names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.to_string(), row.as_ref(i).map_or_else(String::new, text)))
+            .collect())
+    }
+}
+
+fn decode(row: Row) -> Result<Record> {
+    type Columns = (i64, String, i64, i64, i64, NaiveDateTime, String);
+    let (id, unique_id, created_by, updated_by, deleted_by, created_at, data): Columns =
+        mysql_async::from_row_opt(row).map_err(|e| anyhow::anyhow!("decoding a row: {e}"))?;
+    Ok(Record {
+        id,
+        unique_id,
+        created_by,
+        updated_by,
+        deleted_by,
+        created_at: Utc.from_utc_datetime(&created_at),
+        data: serde_json::from_str::<Data>(&data).context("decoding data")?,
+    })
+}
+
+impl Adapter for MysqlStore {
+    /// Checks a URL the way the driver will read it; it must name a database.
+    fn check_url(raw: &str) -> Result<()> {
+        let opts = Opts::from_url(raw)?;
+        if opts.db_name().is_none_or(str::is_empty) {
+            bail!("the URL must name a database (mysql://user@host:3306/dbname)");
+        }
+        Ok(())
+    }
+
+    async fn connect(spec: &ConnectSpec) -> Result<Self> {
+        let url = spec.server_url(StoreKind::Mysql)?;
+        let opts = tcp_as_named(url.expose())?;
+        let database = opts.db_name().unwrap_or_default().to_string();
+        let conn = Conn::new(opts).await?;
+        Ok(MysqlStore {
+            conn,
+            prepared: None,
+            driver: None,
+            data_dir: spec.data_dir.clone(),
+            database,
+        })
+    }
+}
+
+impl Store for MysqlStore {
+    type Driver = Supported;
+    type Pool = Supported;
+
+    async fn describe(&mut self) -> Result<StoreInfo> {
+        let about = self.variables(&["version", "version_comment"]).await?;
+        let flavour = if about["version"].contains("MariaDB") {
+            "MariaDB"
+        } else if about["version_comment"].contains("Percona") {
+            "Percona Server"
+        } else {
+            "MySQL"
+        };
+        let mut settings = self
+            .variables(&[
+                "innodb_flush_log_at_trx_commit",
+                "sync_binlog",
+                "log_bin",
+                "innodb_flush_method",
+                "innodb_doublewrite",
+                "innodb_buffer_pool_size",
+            ])
+            .await?;
+        // The server's view of this connection: `host:port` over TCP, `localhost` over the
+        // Unix socket.
+        let client: Option<String> = self
+            .conn
+            .query_first(
+                "SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()",
+            )
+            .await?;
+        let transport = match client.context("this connection is not in PROCESSLIST")? {
+            host if host.contains(':') => "TCP",
+            _ => "Unix socket",
+        };
+        settings.insert("transport".to_string(), transport.to_string());
+        let binlog_off = matches!(settings["log_bin"].as_str(), "0" | "OFF");
+        let durable = settings["innodb_flush_log_at_trx_commit"] == "1"
+            && (binlog_off || settings["sync_binlog"] == "1");
+        // MySQL reads a unique-key row while planning: explain a key that exists, if any.
+        let some_id: Option<String> = self
+            .conn
+            .query_first("SELECT unique_id FROM dbcompare_records LIMIT 1")
+            .await?;
+        let explain: Option<Row> = self
+            .conn
+            .exec_first(
+                format!("EXPLAIN {FIND}"),
+                (some_id.unwrap_or_else(|| "none".to_string()),),
+            )
+            .await?;
+        let search_path = explain.map_or_else(String::new, |row| {
+            let column = |name: &str| {
+                row.columns_ref()
+                    .iter()
+                    .position(|c| c.name_str().eq_ignore_ascii_case(name))
+                    .and_then(|i| row.as_ref(i))
+                    .map_or_else(|| "NULL".to_string(), text)
+            };
+            format!(
+                "EXPLAIN: type={} key={} rows={} {}",
+                column("type"),
+                column("key"),
+                column("rows"),
+                column("Extra")
+            )
+            .trim_end()
+            .trim_end_matches(" NULL")
+            .to_string()
+        });
+        Ok(StoreInfo {
+            // `10.11.6-MariaDB-0+deb12u1` -> `MariaDB 10.11.6 (10.11.6-MariaDB-0+deb12u1)`.
+            version: format!(
+                "{flavour} {} ({})",
+                about["version"].split('-').next().unwrap_or_default(),
+                about["version"]
+            ),
+            durability: if durable { "durable" } else { "relaxed" }.to_string(),
+            settings,
+            search_path,
+            write_path: "START TRANSACTION; INSERT (prepared); COMMIT (one transaction per record)"
+                .to_string(),
+            size_method: "information_schema data_length + index_length after ANALYZE TABLE"
+                .to_string(),
+        })
+    }
+
+    async fn reset(&mut self) -> Result<()> {
+        self.prepared = None;
+        for statement in SCHEMA {
+            self.conn
+                .query_drop(statement)
+                .await
+                .context("creating the benchmark table and its indexes")?;
+        }
+        self.prepare().await
+    }
+
+    async fn insert(&mut self, r: &Record) -> Result<()> {
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let prepared = self.prepared.as_ref().expect("prepared above");
+        let data = serde_json::to_string(&r.data)?;
+        let mut tx = self.conn.start_transaction(TxOpts::default()).await?;
+        tx.exec_drop(
+            &prepared.insert,
+            (
+                r.id,
+                r.unique_id.as_str(),
+                r.created_by,
+                r.updated_by,
+                r.deleted_by,
+                r.created_at.naive_utc(),
+                data,
+            ),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let prepared = self.prepared.as_ref().expect("prepared above");
+        let row: Option<Row> = self.conn.exec_first(&prepared.find, (unique_id,)).await?;
+        row.map(decode).transpose()
+    }
+
+    /// COM_QUIT, then the socket is closed.
+    async fn close(self) -> Result<()> {
+        Ok(self.conn.disconnect().await?)
+    }
+
+    async fn disk_usage(&mut self) -> Result<DiskUsage> {
+        self.conn
+            .query_drop("ANALYZE TABLE dbcompare_records")
+            .await
+            .context("ANALYZE TABLE")?;
+        let bytes: Option<u64> = self
+            .conn
+            .query_first(
+                "SELECT CAST(data_length + index_length AS UNSIGNED) FROM information_schema.tables \
+                 WHERE table_schema = DATABASE() AND table_name = 'dbcompare_records'",
+            )
+            .await?;
+        let mut usage = DiskUsage::bytes(bytes.context("the benchmark table is missing")?);
+        if let Some(dir) = &self.data_dir {
+            usage.extra.insert(
+                "database directory".to_string(),
+                dir_bytes(&dir.join(&self.database)),
+            );
+            usage
+                .extra
+                .insert("data directory".to_string(), dir_bytes(dir));
+        }
+        Ok(usage)
+    }
+}

@@ -1,0 +1,247 @@
+//! PostgreSQL (tokio-postgres): the original benchmark's table with a JSONB `data` column,
+//! a unique index on unique_id and expression indexes on `data->>'name'` and
+//! `(data->>'age')::bigint`; prepared statements; each insert in BEGIN/COMMIT.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use tokio_postgres::types::Json;
+use tokio_postgres::{Client, NoTls, Statement};
+
+use crate::catalog::{Durability, StoreInfo, StoreKind};
+use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
+use crate::workload::record::{Data, Record};
+
+mod driver;
+mod pool;
+
+const SCHEMA: &str = "
+    DROP TABLE IF EXISTS dbcompare_records;
+    CREATE TABLE dbcompare_records (
+        id          BIGINT      PRIMARY KEY,
+        unique_id   TEXT        NOT NULL,
+        created_by  BIGINT      NOT NULL,
+        updated_by  BIGINT      NOT NULL,
+        deleted_by  BIGINT      NOT NULL,
+        created_at  TIMESTAMPTZ NOT NULL,
+        data        JSONB       NOT NULL
+    );
+    CREATE UNIQUE INDEX dbcompare_records_unique_id ON dbcompare_records (unique_id);
+    CREATE INDEX dbcompare_records_name ON dbcompare_records ((data->>'name'));
+    CREATE INDEX dbcompare_records_age ON dbcompare_records (((data->>'age')::bigint));
+";
+
+const INSERT: &str = "INSERT INTO dbcompare_records \
+    (id, unique_id, created_by, updated_by, deleted_by, created_at, data) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+const FIND: &str = "SELECT id, unique_id, created_by, updated_by, deleted_by, created_at, data \
+    FROM dbcompare_records WHERE unique_id = $1";
+
+/// Statements prepared after the schema exists.
+struct Prepared {
+    insert: Statement,
+    find: Statement,
+}
+
+pub struct PostgresStore {
+    client: Client,
+    prepared: Option<Prepared>,
+    driver: Option<driver::DriverStatements>,
+    /// A local server's data directory, measured beside pg_database_size.
+    data_dir: Option<std::path::PathBuf>,
+    /// The driver's connection task, on the event loop the connection was opened on.
+    connection: tokio::task::JoinHandle<()>,
+}
+
+impl PostgresStore {
+    async fn show(&self, setting: &str) -> Result<String> {
+        let row = self
+            .client
+            .query_one(&format!("SHOW {setting}"), &[])
+            .await?;
+        Ok(row.get(0))
+    }
+
+    /// Prepares the record statements (after a reset; on first use on other connections).
+    async fn prepare(&mut self) -> Result<()> {
+        self.prepared = Some(Prepared {
+            insert: self.client.prepare(INSERT).await?,
+            find: self.client.prepare(FIND).await?,
+        });
+        Ok(())
+    }
+}
+
+impl Adapter for PostgresStore {
+    /// Checks a URL the way the driver will read it.
+    fn check_url(raw: &str) -> Result<()> {
+        tokio_postgres::Config::from_str(raw)?;
+        Ok(())
+    }
+
+    async fn connect(spec: &ConnectSpec) -> Result<Self> {
+        let url = spec.server_url(StoreKind::Postgres)?;
+        let mut config = tokio_postgres::Config::from_str(url.expose())?;
+        config.connect_timeout(spec.connect_timeout);
+        let (client, connection) = config.connect(NoTls).await?;
+        let connection = tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                eprintln!("warning: postgres connection ended: {e}");
+            }
+        });
+        // Set per session, so it holds for a --url server too; SHOW reads it back.
+        let commit = match spec.durability {
+            Durability::Durable => "on",
+            Durability::Relaxed => "off",
+        };
+        client
+            .batch_execute(&format!("SET synchronous_commit = {commit}"))
+            .await
+            .context("setting synchronous_commit")?;
+        Ok(PostgresStore {
+            client,
+            prepared: None,
+            driver: None,
+            data_dir: spec.data_dir.clone(),
+            connection,
+        })
+    }
+}
+
+impl Store for PostgresStore {
+    type Driver = Supported;
+    type Pool = Supported;
+
+    async fn describe(&mut self) -> Result<StoreInfo> {
+        let version = self.show("server_version").await?;
+        let mut settings = BTreeMap::new();
+        for name in [
+            "fsync",
+            "synchronous_commit",
+            "wal_sync_method",
+            "full_page_writes",
+            "shared_buffers",
+        ] {
+            settings.insert(name.to_string(), self.show(name).await?);
+        }
+        // NULL over a Unix socket.
+        let tcp: bool = self
+            .client
+            .query_one("SELECT inet_client_addr() IS NOT NULL", &[])
+            .await?
+            .get(0);
+        let transport = if tcp { "TCP" } else { "Unix socket" };
+        settings.insert("transport".to_string(), transport.to_string());
+        let durable = settings["fsync"] == "on" && settings["synchronous_commit"] != "off";
+        let plan = self
+            .client
+            .query(&format!("EXPLAIN {}", FIND.replace("$1", "'x'")), &[])
+            .await?;
+        let search_path = plan
+            .first()
+            .map(|r| {
+                let line: String = r.get(0);
+                // Keep the plan node, not the planner's cost guesses.
+                line.split("  (cost=")
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        Ok(StoreInfo {
+            version: format!("PostgreSQL {version}"),
+            durability: if durable { "durable" } else { "relaxed" }.to_string(),
+            settings,
+            search_path,
+            write_path: "BEGIN; INSERT (prepared); COMMIT (one transaction per record)".to_string(),
+            size_method: "pg_database_size after CHECKPOINT".to_string(),
+        })
+    }
+
+    async fn reset(&mut self) -> Result<()> {
+        self.prepared = None;
+        self.client
+            .batch_execute(SCHEMA)
+            .await
+            .context("creating the benchmark table and its indexes")?;
+        self.prepare().await
+    }
+
+    async fn insert(&mut self, r: &Record) -> Result<()> {
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let prepared = self.prepared.as_ref().expect("prepared above");
+        let tx = self.client.transaction().await?;
+        tx.execute(
+            &prepared.insert,
+            &[
+                &r.id,
+                &r.unique_id,
+                &r.created_by,
+                &r.updated_by,
+                &r.deleted_by,
+                &r.created_at,
+                &Json(&r.data),
+            ],
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+        if self.prepared.is_none() {
+            self.prepare().await?;
+        }
+        let find = &self.prepared.as_ref().expect("prepared above").find;
+        let Some(row) = self.client.query_opt(find, &[&unique_id]).await? else {
+            return Ok(None);
+        };
+        let Json(data): Json<Data> = row.try_get(6)?;
+        Ok(Some(Record {
+            id: row.try_get(0)?,
+            unique_id: row.try_get(1)?,
+            created_by: row.try_get(2)?,
+            updated_by: row.try_get(3)?,
+            deleted_by: row.try_get(4)?,
+            created_at: row.try_get::<_, DateTime<Utc>>(5)?,
+            data,
+        }))
+    }
+
+    async fn disk_usage(&mut self) -> Result<DiskUsage> {
+        self.client
+            .batch_execute("CHECKPOINT")
+            .await
+            .context("CHECKPOINT (needs superuser or pg_checkpoint)")?;
+        let row = self
+            .client
+            .query_one("SELECT pg_database_size(current_database())", &[])
+            .await?;
+        let mut usage = DiskUsage::bytes(row.get::<_, i64>(0) as u64);
+        if let Some(dir) = &self.data_dir {
+            usage
+                .extra
+                .insert("data directory (with WAL)".to_string(), dir_bytes(dir));
+        }
+        Ok(usage)
+    }
+
+    /// Drops the client, whose connection task then sends Terminate and ends; waits for it.
+    async fn close(self) -> Result<()> {
+        let PostgresStore {
+            client,
+            prepared,
+            driver,
+            connection,
+            ..
+        } = self;
+        drop((prepared, driver, client));
+        connection.await.context("the connection task")
+    }
+}

@@ -1,0 +1,158 @@
+//! The one list of store adapters. From it `stores!` derives [`AnyStore`] (an open store of
+//! any kind, statically dispatched: no allocation per operation), its dispatch of every
+//! suite's operations, how a kind is opened ([`StoreKind::connect`]) and how a URL for it
+//! is checked ([`parse_url`]). A kind of the catalog missing from the list does not
+//! compile: the matches on [`StoreKind`] below are exhaustive.
+
+use anyhow::{Context, Result, anyhow};
+
+use super::url::{StoreUrl, bad_url};
+use super::{
+    Adapter, ConnectSpec, DiskUsage, DriverStore, DriverSuite, PoolStore, PoolSuite, Store,
+    Supported,
+};
+use super::{aerospike, couchbase, mongodb, mysql, postgres, redis, sqlite};
+use crate::catalog::{StoreInfo, StoreKind};
+use crate::error::UsageError;
+use crate::workload::driver::DriverOp;
+use crate::workload::pool::{BenchRow, PoolTest};
+use crate::workload::record::Record;
+
+impl StoreKind {
+    /// Opens a connection ready for [`Store::reset`]; a server store within the connect
+    /// timeout, its errors naming the server's address and (masked) URL.
+    pub async fn connect(self, spec: &ConnectSpec) -> Result<AnyStore> {
+        let connecting = open(self, spec);
+        let Some(url) = &spec.url else {
+            // Embedded (a server store without a URL says so itself).
+            return connecting.await;
+        };
+        match tokio::time::timeout(spec.connect_timeout, connecting).await {
+            Ok(connected) => connected.with_context(|| {
+                format!(
+                    "connecting to {self} at {} ({})",
+                    url.address(),
+                    url.masked()
+                )
+            }),
+            Err(_) => Err(anyhow!(
+                "connecting to {self} at {} ({}): no answer within {:?} (--connect-timeout)",
+                url.address(),
+                url.masked(),
+                spec.connect_timeout
+            )),
+        }
+    }
+}
+
+/// Parses `raw` as a URL for `kind` (scheme, host, default port) and checks it the way the
+/// store's driver will read it; the error never shows the password.
+pub fn parse_url(kind: StoreKind, raw: &str) -> Result<StoreUrl, UsageError> {
+    let url = StoreUrl::parse(kind, raw)?;
+    check_url(kind, raw).map_err(|e| bad_url(kind, format!("{}: {e}", url.masked())))?;
+    Ok(url)
+}
+
+/// `match` on an [`AnyStore`], the same call for every kind; `$ty` names the store's type
+/// in the call.
+macro_rules! dispatch {
+    ($any:expr, $store:ident: $ty:ident => $call:expr; $($kind:ident => $type:ty),+) => {
+        match $any {
+            $(AnyStore::$kind($store) => {
+                #[allow(dead_code)]
+                type $ty = $type;
+                $call
+            })+
+        }
+    };
+}
+
+/// Derives everything in this file from the list of `Kind => adapter type`.
+macro_rules! stores {
+    ($($kind:ident => $store:ty),+ $(,)?) => {
+        /// An open store of any kind (static dispatch: no allocation per operation).
+        pub enum AnyStore {
+            $($kind($store),)+
+        }
+
+        async fn open(kind: StoreKind, spec: &ConnectSpec) -> Result<AnyStore> {
+            Ok(match kind {
+                $(StoreKind::$kind => AnyStore::$kind(<$store as Adapter>::connect(spec).await?),)+
+            })
+        }
+
+        fn check_url(kind: StoreKind, raw: &str) -> Result<()> {
+            match kind {
+                $(StoreKind::$kind => <$store as Adapter>::check_url(raw),)+
+            }
+        }
+
+        impl Store for AnyStore {
+            type Driver = Supported;
+            type Pool = Supported;
+
+            async fn describe(&mut self) -> Result<StoreInfo> {
+                dispatch!(self, s: S => s.describe().await; $($kind => $store),+)
+            }
+            async fn reset(&mut self) -> Result<()> {
+                dispatch!(self, s: S => s.reset().await; $($kind => $store),+)
+            }
+            async fn insert(&mut self, record: &Record) -> Result<()> {
+                dispatch!(self, s: S => s.insert(record).await; $($kind => $store),+)
+            }
+            async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+                dispatch!(self, s: S => s.find(unique_id).await; $($kind => $store),+)
+            }
+            async fn disk_usage(&mut self) -> Result<DiskUsage> {
+                dispatch!(self, s: S => s.disk_usage().await; $($kind => $store),+)
+            }
+            async fn close(self) -> Result<()> {
+                dispatch!(self, s: S => s.close().await; $($kind => $store),+)
+            }
+        }
+
+        impl DriverStore for AnyStore {
+            fn driver_operation(&self, op: DriverOp) -> Option<&'static str> {
+                dispatch!(self, s: S => <<S as Store>::Driver as DriverSuite<S>>::operation(s, op); $($kind => $store),+)
+            }
+            async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Driver as DriverSuite<S>>::run(s, op, i).await; $($kind => $store),+)
+            }
+        }
+
+        impl PoolStore for AnyStore {
+            fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::operation(s, test); $($kind => $store),+)
+            }
+            async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::load(s, rows).await; $($kind => $store),+)
+            }
+            async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::large(s, max_id).await; $($kind => $store),+)
+            }
+            async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::point(s, id).await; $($kind => $store),+)
+            }
+            async fn pool_batch_reset(&mut self) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_reset(s).await; $($kind => $store),+)
+            }
+            async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_insert(s, rows).await; $($kind => $store),+)
+            }
+            async fn pool_batch_count(&mut self) -> Result<u64> {
+                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_count(s).await; $($kind => $store),+)
+            }
+        }
+    };
+}
+
+// The list: one line per store, `Kind => adapter`.
+stores! {
+    Sqlite => sqlite::SqliteStore,
+    Postgres => postgres::PostgresStore,
+    Mysql => mysql::MysqlStore,
+    Mongodb => mongodb::MongoStore,
+    Redis => redis::RedisStore,
+    Aerospike => aerospike::AerospikeStore,
+    Couchbase => couchbase::CouchbaseStore,
+}

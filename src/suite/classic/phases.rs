@@ -1,0 +1,297 @@
+//! The classic suite's phases: the inserts on one connection, and the searches on one
+//! connection or spread over several tasks (closed loop or on an open-loop schedule), every
+//! answer checked.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+
+use super::{PROGRESS_EVERY, SizeWork};
+use crate::interrupt;
+use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun};
+use crate::report::model::PhaseKind;
+use crate::store::Store;
+use crate::suite::Observer;
+use crate::suite::clients::{Clients, Connect};
+use crate::suite::open_loop::Pacer;
+use crate::suite::watchdog::AbortOnDrop;
+use crate::workload::record::{Record, Size};
+
+/// The outcome of a phase run, before it is checked.
+pub(super) struct Measured {
+    pub(super) run: PhaseRun,
+    pub(super) first_error: Option<String>,
+}
+
+pub(super) async fn insert_phase<S: Store>(
+    store: &mut S,
+    work: &SizeWork,
+    observer: &mut dyn Observer,
+) -> Measured {
+    observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
+    let mut histogram = measure::new_histogram();
+    let mut errors = Errors::default();
+    let mut stopped = false;
+    let meter = Meter::start();
+    for (i, r) in work.records.iter().enumerate() {
+        if interrupt::requested() {
+            stopped = true;
+            break;
+        }
+        let t = Instant::now();
+        let outcome = store.insert(r).await;
+        measure::record(&mut histogram, t.elapsed());
+        if let Err(e) = outcome {
+            let message = || format!("inserting {}: {e:#}", r.unique_id);
+            if errors.count(format!("store error: {e:#}"), message) {
+                stopped = true;
+                break;
+            }
+        }
+        if i % PROGRESS_EVERY == 0 {
+            observer.progress(i as u64);
+        }
+    }
+    one_connection_run(
+        PhaseKind::Insert,
+        &work.size,
+        errors,
+        stopped,
+        meter,
+        histogram,
+    )
+}
+
+/// Checks one answer; `Some((kind, message))` when it is wrong.
+fn check(expected: &Record, outcome: Result<Option<Record>>) -> Option<(&'static str, String)> {
+    let (kind, detail) = match outcome {
+        Ok(Some(found)) if found == *expected => return None,
+        Ok(Some(found)) => (
+            "wrong record",
+            format!("expected {expected:?}, got {found:?}"),
+        ),
+        Ok(None) => ("missing record", "no record found".to_string()),
+        Err(e) => ("store error", format!("{e:#}")),
+    };
+    Some((
+        kind,
+        format!("{kind} for unique_id {}: {detail}", expected.unique_id),
+    ))
+}
+
+/// The blog's search phase: one connection, one search after another.
+pub(super) async fn search_phase_closed<S: Store>(
+    store: &mut S,
+    work: &SizeWork,
+    observer: &mut dyn Observer,
+) -> Measured {
+    observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
+    let mut histogram = measure::new_histogram();
+    let mut errors = Errors::default();
+    let mut stopped = false;
+    let meter = Meter::start();
+    for (i, &index) in work.order.iter().enumerate() {
+        if interrupt::requested() {
+            stopped = true;
+            break;
+        }
+        let expected = &work.records[index as usize];
+        let t = Instant::now();
+        let outcome = store.find(&expected.unique_id).await;
+        measure::record(&mut histogram, t.elapsed());
+        if let Some((kind, message)) = check(expected, outcome)
+            && errors.count(kind, || message)
+        {
+            stopped = true;
+            break;
+        }
+        if i % PROGRESS_EVERY == 0 {
+            observer.progress(i as u64);
+        }
+    }
+    one_connection_run(
+        PhaseKind::Search,
+        &work.size,
+        errors,
+        stopped,
+        meter,
+        histogram,
+    )
+}
+
+/// The run of a phase made on one connection, one operation after another.
+fn one_connection_run(
+    kind: PhaseKind,
+    size: &Size,
+    errors: Errors,
+    stopped: bool,
+    meter: Meter,
+    histogram: hdrhistogram::Histogram<u64>,
+) -> Measured {
+    let ops = histogram.len();
+    Measured {
+        run: PhaseRun {
+            kind,
+            size: size.clone(),
+            concurrency: 1,
+            ops,
+            errors: errors.by_kind,
+            incomplete: stopped,
+            figures: meter.finish(ops, &histogram),
+            histogram,
+            open_loop: None,
+        },
+        first_error: errors.first,
+    }
+}
+
+/// What one search task brings back.
+struct TaskResult<S> {
+    store: S,
+    histogram: hdrhistogram::Histogram<u64>,
+    errors: Errors,
+    stopped: bool,
+    pacer: Option<Pacer>,
+}
+
+/// One task of a concurrent or open-loop search phase: searches `task`, `task + tasks`, ...
+async fn search_task<S: Store>(
+    mut store: S,
+    records: Arc<Vec<Record>>,
+    order: Arc<Vec<u32>>,
+    task: usize,
+    tasks: usize,
+    mut pacer: Option<Pacer>,
+) -> TaskResult<S> {
+    let mut histogram = measure::new_histogram();
+    let mut errors = Errors::default();
+    let mut stopped = false;
+    for i in (task..order.len()).step_by(tasks) {
+        if interrupt::requested() {
+            stopped = true;
+            break;
+        }
+        let expected = &records[order[i] as usize];
+        let intended = match &pacer {
+            Some(p) => Some(p.wait_turn(i as u64).await),
+            None => None,
+        };
+        let start = tokio::time::Instant::now();
+        let outcome = store.find(&expected.unique_id).await;
+        let end = tokio::time::Instant::now();
+        measure::record(&mut histogram, end - start);
+        if let (Some(p), Some(intended)) = (pacer.as_mut(), intended) {
+            p.finished(intended, start, end);
+        }
+        if let Some((kind, message)) = check(expected, outcome)
+            && errors.count(kind, || message)
+        {
+            stopped = true;
+            break;
+        }
+    }
+    TaskResult {
+        store,
+        histogram,
+        errors,
+        stopped,
+        pacer,
+    }
+}
+
+/// A search phase over `concurrency` tasks, each on its own connection (and that
+/// connection's event loop), closed loop or on the open-loop schedule of `rate`.
+pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
+    clients: &Clients<C>,
+    connections: &mut Vec<C::Store>,
+    concurrency: usize,
+    work: &SizeWork,
+    rate: Option<f64>,
+    observer: &mut dyn Observer,
+) -> Result<Measured> {
+    observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
+    let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
+    let meter = Meter::start();
+    let start = tokio::time::Instant::now();
+    let handles: Vec<_> = stores
+        .into_iter()
+        .enumerate()
+        .map(|(task, store)| {
+            let pacer = rate.map(|r| Pacer::new(r, start));
+            clients.spawn(
+                task,
+                search_task(
+                    store,
+                    Arc::clone(&work.records),
+                    Arc::clone(&work.order),
+                    task,
+                    concurrency,
+                    pacer,
+                ),
+            )
+        })
+        .collect();
+    let _abort = AbortOnDrop::new(&handles);
+    let mut histogram = measure::new_histogram();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    let mut open_loop: Option<OpenLoopRun> = None;
+    let mut returned = Vec::with_capacity(concurrency);
+    let mut panicked = None;
+    for handle in handles {
+        match handle.await {
+            Ok(t) => {
+                histogram
+                    .add(&t.histogram)
+                    .expect("histograms of one shape merge");
+                for (k, n) in t.errors.by_kind {
+                    *errors.entry(k).or_default() += n;
+                }
+                if first_error.is_none() {
+                    first_error = t.errors.first;
+                }
+                stopped |= t.stopped;
+                if let Some(p) = t.pacer {
+                    let ol = open_loop.get_or_insert_with(|| OpenLoopRun {
+                        rate: p.rate(),
+                        response: measure::new_histogram(),
+                        max_behind: std::time::Duration::ZERO,
+                    });
+                    ol.response
+                        .add(p.response())
+                        .expect("histograms of one shape merge");
+                    ol.max_behind = ol.max_behind.max(p.max_behind());
+                }
+                returned.push(t.store);
+            }
+            Err(e) => panicked = Some(e),
+        }
+    }
+    let ops = histogram.len();
+    let figures = meter.finish(ops, &histogram);
+    // Connections return to the pool in task order; one lost to a panic is not reused.
+    let mut rest: Vec<C::Store> = std::mem::take(connections);
+    returned.append(&mut rest);
+    *connections = returned;
+    if let Some(e) = panicked {
+        bail!("a search task failed: {e}");
+    }
+    observer.progress(ops);
+    Ok(Measured {
+        run: PhaseRun {
+            kind: PhaseKind::Search,
+            size: work.size.clone(),
+            concurrency: concurrency as u32,
+            ops,
+            errors,
+            incomplete: stopped,
+            figures,
+            histogram,
+            open_loop,
+        },
+        first_error,
+    })
+}
