@@ -1,0 +1,39 @@
+//! The manual speaks of every store the catalog knows: the README's stores table and the
+//! suites page have a row for each.
+
+use dbcompare::catalog::StoreKind;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|e| panic!("reading {path}: {e}"))
+}
+
+/// The first cells of the markdown table rows of `text`.
+fn first_cells(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .map(|cell| {
+            cell.split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn every_store_has_its_row_in_the_readme_and_the_suites_page() {
+    for (path, text) in [
+        ("README.md", read("README.md")),
+        ("docs/suites.md", read("docs/suites.md")),
+    ] {
+        let cells = first_cells(&text);
+        for &kind in StoreKind::all() {
+            assert!(
+                cells.iter().any(|c| c == kind.name()),
+                "{path} has no table row for {kind}"
+            );
+        }
+    }
+}
