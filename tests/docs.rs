@@ -37,3 +37,30 @@ fn every_store_has_its_row_in_the_readme_and_the_suites_page() {
         }
     }
 }
+
+/// The hint dbcompare prints for a store that cannot run here names a script: it exists.
+#[test]
+fn every_install_hint_names_a_script_that_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let install = read("provisioning/install.sh");
+    for &kind in StoreKind::all() {
+        let Some(server) = kind.server() else {
+            continue;
+        };
+        let hint = dbcompare::server::install_hint(kind);
+        if server.launcher.is_some() {
+            assert!(
+                hint.contains(&format!("provisioning/install.sh {kind}")),
+                "{hint}"
+            );
+            assert!(
+                install.contains(&format!("    {kind})")),
+                "provisioning/install.sh installs no {kind}"
+            );
+        } else {
+            let script = format!("provisioning/{kind}.sh");
+            assert!(hint.contains(&script), "{hint}");
+            assert!(root.join(&script).is_file(), "{script} is missing");
+        }
+    }
+}

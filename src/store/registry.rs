@@ -11,7 +11,6 @@ use super::{
     Adapter, ConnectSpec, DiskUsage, DriverStore, DriverSuite, PoolStore, PoolSuite, Store,
     Supported,
 };
-use super::{aerospike, couchbase, mongodb, mysql, postgres, redis, sqlite};
 use crate::catalog::{StoreInfo, StoreKind};
 use crate::error::UsageError;
 use crate::workload::driver::DriverOp;
@@ -148,11 +147,11 @@ macro_rules! stores {
 
 // The list: one line per store, `Kind => adapter`.
 stores! {
-    Sqlite => sqlite::SqliteStore,
-    Postgres => postgres::PostgresStore,
-    Mysql => mysql::MysqlStore,
-    Mongodb => mongodb::MongoStore,
-    Redis => redis::RedisStore,
-    Aerospike => aerospike::AerospikeStore,
-    Couchbase => couchbase::CouchbaseStore,
+    Sqlite => super::sqlite::SqliteStore,
+    Postgres => super::postgres::PostgresStore,
+    Mysql => super::mysql::MysqlStore,
+    Mongodb => super::mongodb::MongoStore,
+    Redis => super::redis::RedisStore,
+    Aerospike => super::aerospike::AerospikeStore,
+    Couchbase => super::couchbase::CouchbaseStore,
 }

@@ -18,8 +18,9 @@ const POOL_BATCH: &str = BATCH_TABLE;
 /// Records per batch call when the pool suite writes or reads many.
 const BATCH_CHUNK: usize = 5_000;
 
-/// A `benchmark_data` row's bins: the [`StoredRow`]'s fields, `is_active` as an integer
-/// (boolean bins need server 5.6 or later), `data` absent when NULL.
+/// A `benchmark_data` row's bins: the [`StoredRow`]'s fields, the score as its exact text,
+/// `is_active` as an integer (boolean bins need server 5.6 or later), `data` absent when
+/// NULL.
 pub fn row_bins(r: &BenchRow) -> Vec<Bin> {
     let s = StoredRow::from(r);
     let mut bins = vec![
@@ -29,7 +30,7 @@ pub fn row_bins(r: &BenchRow) -> Vec<Bin> {
         Bin::new("email", Value::from(s.email)),
         Bin::new("created_at", Value::from(s.created_at_us)),
         Bin::new("updated_at", Value::from(s.updated_at_us)),
-        Bin::new("score", Value::from(s.score)),
+        Bin::new("score", Value::from(s.score.to_string())),
         Bin::new("is_active", Value::from(i64::from(s.is_active))),
     ];
     if let Some(data) = s.data {
@@ -50,7 +51,9 @@ pub fn bench_row(bins: &indexmap::IndexMap<String, Value>) -> Result<BenchRow> {
         email: string(bins.get("email"), "email")?,
         created_at_us: int(bins, "created_at")?,
         updated_at_us: int(bins, "updated_at")?,
-        score: string(bins.get("score"), "score")?,
+        score: string(bins.get("score"), "score")?
+            .parse()
+            .context("bin score is not a decimal")?,
         is_active: match bins.get("is_active") {
             Some(Value::Bool(b)) => *b,
             Some(Value::Int(i)) => *i != 0,
