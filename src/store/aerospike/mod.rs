@@ -23,11 +23,15 @@ use crate::workload::record::{Data, Record, TABLE};
 mod driver;
 mod pool;
 
-/// Secondary indexes reset creates on the `data` map's values.
-const INDEXES: [(&str, IndexType); 2] = [
-    ("dbcompare_records_name", IndexType::String),
-    ("dbcompare_records_age", IndexType::Numeric),
-];
+/// Secondary indexes reset creates on the `data` map's values, named after the set (index
+/// names are the namespace's, so two sets need names of their own): `<set>_name`,
+/// `<set>_age`.
+const INDEXES: [(&str, IndexType); 2] = [("name", IndexType::String), ("age", IndexType::Numeric)];
+
+/// The name of the index on `field` of `set`'s records.
+fn index_name(set: &str, field: &str) -> String {
+    format!("{set}_{field}")
+}
 
 /// The namespace statistics that hold the bytes a namespace uses, newest servers first.
 const SIZE_STATISTICS: [&str; 4] = [
@@ -183,7 +187,8 @@ impl AerospikeStore {
     }
 
     async fn create_indexes(&self) -> std::result::Result<(), String> {
-        for (name, kind) in INDEXES {
+        for (field, kind) in INDEXES {
+            let name = &index_name(&self.target.set, field);
             let task = self
                 .client
                 .create_index_on_bin(
@@ -319,7 +324,8 @@ impl Store for AerospikeStore {
     }
 
     async fn reset(&mut self) -> Result<()> {
-        for (name, _) in INDEXES {
+        for (field, _) in INDEXES {
+            let name = &index_name(&self.target.set, field);
             let dropped = self
                 .client
                 .drop_index(&self.admin, &self.target.namespace, &self.target.set, name)
@@ -435,6 +441,13 @@ mod tests {
         assert_eq!(record(&map).unwrap(), *r);
         map.insert("id".to_string(), Value::from("not a number"));
         assert!(record(&map).unwrap_err().to_string().contains("bin id"));
+    }
+
+    #[test]
+    fn index_names_are_the_sets_own() {
+        // The default set keeps the names the indexes always had.
+        assert_eq!(index_name(TABLE, "name"), "dbcompare_records_name");
+        assert_eq!(index_name("other", "age"), "other_age");
     }
 
     #[test]

@@ -5,8 +5,10 @@
 //! query through an index on unique_id created by reset; size = the bucket's disk usage
 //! from the management REST API.
 //!
-//! URL: `couchbase://user:password@host[:11210]/bucket[/scope/collection]`
-//! (`couchbases://` for TLS). The management API is on port 8091 (18091 with TLS).
+//! URL: `couchbase://user:password@host[:11210]/bucket[/scope/collection][?management=URL]`
+//! (`couchbases://` for TLS). The management REST API is taken at `management` when the URL
+//! gives one (a cluster whose management port is not the default, a load balancer), else at
+//! the KV host's port 8091 (18091 with TLS); the report says which.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -44,8 +46,10 @@ const OPERATION_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Target {
     /// The connection string for the SDK: scheme, host and port, no credentials or path.
     pub connection: String,
-    /// `http(s)://host:8091` (or 18091): the management REST API.
+    /// The management REST API: the URL's `management`, or `http(s)://host:8091` (18091).
     pub management: String,
+    /// Where `management` came from, for the report and for messages.
+    pub management_from: &'static str,
     pub bucket: String,
     pub scope: String,
     pub collection: String,
@@ -76,19 +80,43 @@ pub fn parse_url(raw: &str) -> Result<Target> {
         Some(port) => format!("{}://{host}:{port}", url.scheme()),
         None => format!("{}://{host}", url.scheme()),
     };
+    let given = url.query_pairs().find(|(k, _)| k == "management");
+    let (management, management_from) = match given {
+        Some((_, m)) => {
+            let m = url::Url::parse(&m)
+                .ok()
+                .filter(|m| matches!(m.scheme(), "http" | "https") && m.host_str().is_some())
+                .with_context(|| format!("management={m} is not an http(s)://host:port URL"))?;
+            (
+                m.as_str().trim_end_matches('/').to_string(),
+                "the URL's management option",
+            )
+        }
+        None if tls => (
+            format!("https://{host}:18091"),
+            "the KV host's port 18091 (TLS)",
+        ),
+        None => (format!("http://{host}:8091"), "the KV host's port 8091"),
+    };
     Ok(Target {
         connection,
-        management: if tls {
-            format!("https://{host}:18091")
-        } else {
-            format!("http://{host}:8091")
-        },
+        management,
+        management_from,
         bucket: bucket.to_string(),
         scope: scope.to_string(),
         collection: collection.to_string(),
         user: percent_decode(url.username()),
         password: percent_decode(url.password().unwrap_or_default()),
     })
+}
+
+/// Whether a failed drop of the benchmark's collection means there was nothing to drop (the
+/// collection, or its whole scope, does not exist yet).
+fn nothing_to_drop(kind: &ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::CollectionNotFound | ErrorKind::ScopeNotFound
+    )
 }
 
 /// The durability level of a mode.
@@ -183,7 +211,13 @@ impl Adapter for CouchbaseStore {
             .basic_auth(&target.user, Some(&target.password))
             .send()
             .await
-            .with_context(|| format!("the management API at {}", target.management))?;
+            .with_context(|| {
+                format!(
+                    "the management API at {} ({}; another can be given with \
+                     ?management=http://host:port)",
+                    target.management, target.management_from
+                )
+            })?;
         match answer.status().as_u16() {
             200 => {}
             401 => bail!("wrong username or password for {}", target.management),
@@ -250,6 +284,13 @@ impl Store for CouchbaseStore {
                 level_name(self.durability).to_string(),
             ),
             ("keyspace".to_string(), keyspace(&self.target)),
+            (
+                "management".to_string(),
+                format!(
+                    "{} ({})",
+                    self.target.management, self.target.management_from
+                ),
+            ),
         ]);
         for key in [
             "durabilityMinLevel",
@@ -291,17 +332,32 @@ impl Store for CouchbaseStore {
             )
             .await?;
         } else {
+            // The collection the URL names is the benchmark's: dropped and created again, in
+            // a scope created first when it does not exist yet.
             let manager = self.cluster.bucket(&self.target.bucket).collections();
-            match tokio::time::timeout(
+            let dropped = tokio::time::timeout(
                 OPERATION_TIMEOUT,
                 manager.drop_collection(&self.target.scope, &self.target.collection, None),
             )
-            .await
-            {
+            .await;
+            match dropped {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) if *e.kind() == ErrorKind::CollectionNotFound => {}
+                Ok(Err(e)) if nothing_to_drop(e.kind()) => {}
                 Ok(Err(e)) => bail!("dropping the benchmark collection: {e}"),
                 Err(_) => bail!("dropping the benchmark collection: no answer"),
+            }
+            if self.target.scope != DEFAULT {
+                let created = tokio::time::timeout(
+                    OPERATION_TIMEOUT,
+                    manager.create_scope(&self.target.scope, None),
+                )
+                .await;
+                match created {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) if *e.kind() == ErrorKind::ScopeExists => {}
+                    Ok(Err(e)) => bail!("creating the scope {}: {e}", self.target.scope),
+                    Err(_) => bail!("creating the scope {}: no answer", self.target.scope),
+                }
             }
             bounded(
                 "creating the benchmark collection",
@@ -369,6 +425,7 @@ mod tests {
         let t = parse_url("couchbase://admin:p%40ss@db1/bench").unwrap();
         assert_eq!(t.connection, "couchbase://db1");
         assert_eq!(t.management, "http://db1:8091");
+        assert_eq!(t.management_from, "the KV host's port 8091");
         assert_eq!(
             (t.bucket.as_str(), t.scope.as_str(), t.collection.as_str()),
             ("bench", "_default", "_default")
@@ -386,6 +443,26 @@ mod tests {
                 .to_string()
                 .contains("credentials")
         );
+    }
+
+    #[test]
+    fn the_management_api_can_be_named_in_the_url() {
+        let t =
+            parse_url("couchbase://u:p@db1:12000/b?management=http://127.0.0.1:39497/").unwrap();
+        assert_eq!(t.connection, "couchbase://db1:12000");
+        assert_eq!(t.management, "http://127.0.0.1:39497");
+        assert_eq!(t.management_from, "the URL's management option");
+        let e = parse_url("couchbase://u:p@db1/b?management=db2:8091").unwrap_err();
+        assert!(e.to_string().contains("http(s)://host:port"), "{e}");
+        let t = parse_url("couchbases://u:p@db1/b").unwrap();
+        assert_eq!(t.management, "https://db1:18091");
+    }
+
+    #[test]
+    fn a_missing_scope_or_collection_is_nothing_to_drop() {
+        assert!(nothing_to_drop(&ErrorKind::CollectionNotFound));
+        assert!(nothing_to_drop(&ErrorKind::ScopeNotFound));
+        assert!(!nothing_to_drop(&ErrorKind::AuthenticationFailure));
     }
 
     #[test]

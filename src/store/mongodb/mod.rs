@@ -252,14 +252,7 @@ impl Store for MongoStore {
             .database("admin")
             .run_command(doc! { "buildInfo": 1 })
             .await?;
-        let version = build.get_str("version").unwrap_or("unknown").to_string();
-        let product = if version.contains("jongodb") {
-            "jongodb (MongoDB wire-compatible, in-memory; not MongoDB)"
-        } else if build.get_document("psmdbVersion").is_ok() || version.contains("percona") {
-            "Percona Server for MongoDB"
-        } else {
-            "MongoDB"
-        };
+        let version = server_name(&build);
         let wc = self.records.write_concern().cloned().unwrap_or_default();
         let mut settings = BTreeMap::from([
             ("topology".to_string(), self.topology.clone()),
@@ -296,7 +289,7 @@ impl Store for MongoStore {
             .unwrap_or_else(|| "find_one by unique_id (the server gave no query plan)".to_string());
         let durable = wc.journal == Some(true);
         Ok(StoreInfo {
-            version: format!("{product} {version}"),
+            version,
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
             search_path,
@@ -365,7 +358,12 @@ impl Store for MongoStore {
             .run_command(doc! { "fsync": 1 })
             .await;
         match fsync {
-            Err(e) if !is_command_not_found(&e) => return Err(e).context("fsync"),
+            Err(e) if !is_command_not_found(&e) => {
+                return Err(e).context(
+                    "fsync on the admin database, which the size is measured after (the user \
+                     needs the fsync privilege, for example the clusterManager role)",
+                );
+            }
             _ => {}
         }
         let stats = self
@@ -387,6 +385,32 @@ impl Store for MongoStore {
         Ok(DiskUsage::bytes(
             number("storageSize")? + number("indexSize")?,
         ))
+    }
+}
+
+/// The server that answered, named for what it is, from its `buildInfo`: a server that
+/// speaks MongoDB's protocol but is not MongoDB says so, with the MongoDB version it reports.
+pub fn server_name(build: &Document) -> String {
+    let reports = build.get_str("version").unwrap_or("unknown");
+    let compatible = |name: &str, own: Option<&str>| match own {
+        Some(own) => format!("{name} {own} (MongoDB wire protocol, reports {reports})"),
+        None => format!("{name} (MongoDB wire protocol, reports {reports})"),
+    };
+    if let Ok(secantus) = build.get_str("secantusVersion") {
+        compatible("SecantusDB", Some(secantus))
+    } else if let Some(ferret) = build.get("ferretdb") {
+        let own = match ferret {
+            bson::Bson::Document(d) => d.get_str("version").ok(),
+            bson::Bson::String(s) => Some(s.as_str()),
+            _ => None,
+        };
+        compatible("FerretDB", own)
+    } else if reports.contains("jongodb") {
+        format!("jongodb (in-memory; MongoDB wire protocol, reports {reports})")
+    } else if build.get_document("psmdbVersion").is_ok() || reports.contains("percona") {
+        format!("Percona Server for MongoDB {reports}")
+    } else {
+        format!("MongoDB {reports}")
     }
 }
 
@@ -461,6 +485,30 @@ mod tests {
             ("replica set", Some("rs0".into()))
         );
         assert_eq!(topology(&doc! { "msg": "isdbgrid" }).0, "sharded cluster");
+    }
+
+    #[test]
+    fn servers_are_named_for_what_they_are() {
+        assert_eq!(
+            server_name(&doc! { "version": "8.0.4", "gitVersion": "bc35ab4" }),
+            "MongoDB 8.0.4"
+        );
+        assert_eq!(
+            server_name(&doc! { "version": "8.2.11", "secantusVersion": "0.7.0b3" }),
+            "SecantusDB 0.7.0b3 (MongoDB wire protocol, reports 8.2.11)"
+        );
+        assert_eq!(
+            server_name(&doc! { "version": "7.0.77", "ferretdb": { "version": "v2.1.0" } }),
+            "FerretDB v2.1.0 (MongoDB wire protocol, reports 7.0.77)"
+        );
+        assert_eq!(
+            server_name(&doc! { "version": "8.0.0-jongodb" }),
+            "jongodb (in-memory; MongoDB wire protocol, reports 8.0.0-jongodb)"
+        );
+        assert_eq!(
+            server_name(&doc! { "version": "7.0.14-8", "psmdbVersion": { "version": "7.0.14-8" } }),
+            "Percona Server for MongoDB 7.0.14-8"
+        );
     }
 
     #[test]

@@ -111,6 +111,24 @@ impl MysqlStore {
     }
 }
 
+/// The server that answered, named for what it is, from `@@version` and
+/// `@@version_comment`: `10.11.6-MariaDB-0+deb12u1` is `MariaDB 10.11.6
+/// (10.11.6-MariaDB-0+deb12u1)`; TiDB speaks MySQL's protocol and reports a MySQL version.
+pub fn server_name(version: &str, comment: &str) -> String {
+    let number = version.split('-').next().unwrap_or_default();
+    if let Some((_, tidb)) = version.split_once("-TiDB-") {
+        return format!("TiDB {tidb} (MySQL protocol, reports {number})");
+    }
+    let flavour = if version.contains("MariaDB") {
+        "MariaDB"
+    } else if comment.contains("Percona") {
+        "Percona Server"
+    } else {
+        "MySQL"
+    };
+    format!("{flavour} {number} ({version})")
+}
+
 fn decode(row: Row) -> Result<Record> {
     type Columns = (i64, String, i64, i64, i64, NaiveDateTime, String);
     let (id, unique_id, created_by, updated_by, deleted_by, created_at, data): Columns =
@@ -157,13 +175,6 @@ impl Store for MysqlStore {
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let about = self.variables(&["version", "version_comment"]).await?;
-        let flavour = if about["version"].contains("MariaDB") {
-            "MariaDB"
-        } else if about["version_comment"].contains("Percona") {
-            "Percona Server"
-        } else {
-            "MySQL"
-        };
         let mut settings = self
             .variables(&[
                 "innodb_flush_log_at_trx_commit",
@@ -222,12 +233,7 @@ impl Store for MysqlStore {
             .to_string()
         });
         Ok(StoreInfo {
-            // `10.11.6-MariaDB-0+deb12u1` -> `MariaDB 10.11.6 (10.11.6-MariaDB-0+deb12u1)`.
-            version: format!(
-                "{flavour} {} ({})",
-                about["version"].split('-').next().unwrap_or_default(),
-                about["version"]
-            ),
+            version: server_name(&about["version"], &about["version_comment"]),
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
             search_path,
@@ -241,10 +247,10 @@ impl Store for MysqlStore {
     async fn reset(&mut self) -> Result<()> {
         self.prepared = None;
         for statement in SCHEMA {
-            self.conn
-                .query_drop(statement)
-                .await
-                .context("creating the benchmark table and its indexes")?;
+            self.conn.query_drop(statement).await.context(
+                "creating the benchmark table and its indexes (the user needs every \
+                     privilege on the URL's database: GRANT ALL ON <database>.* TO <user>)",
+            )?;
         }
         self.prepare().await
     }
@@ -291,7 +297,10 @@ impl Store for MysqlStore {
         self.conn
             .query_drop("ANALYZE TABLE dbcompare_records")
             .await
-            .context("ANALYZE TABLE")?;
+            .context(
+                "ANALYZE TABLE, which the size is read after (the user needs SELECT and INSERT \
+                 on the benchmark's table: GRANT ALL ON <database>.* TO <user>)",
+            )?;
         let bytes: Option<u64> = self
             .conn
             .query_first(
@@ -310,5 +319,30 @@ impl Store for MysqlStore {
                 .insert("data directory".to_string(), dir_bytes(dir));
         }
         Ok(usage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_are_named_for_what_they_are() {
+        assert_eq!(
+            server_name("10.11.19-MariaDB-0+deb12u1", "Debian 12"),
+            "MariaDB 10.11.19 (10.11.19-MariaDB-0+deb12u1)"
+        );
+        assert_eq!(
+            server_name("8.0.39-30", "Percona Server (GPL), Release 30"),
+            "Percona Server 8.0.39 (8.0.39-30)"
+        );
+        assert_eq!(
+            server_name("8.4.3", "MySQL Community Server - GPL"),
+            "MySQL 8.4.3 (8.4.3)"
+        );
+        assert_eq!(
+            server_name("8.0.11-TiDB-v7.5.1", "TiDB Server (Apache License 2.0)"),
+            "TiDB v7.5.1 (MySQL protocol, reports 8.0.11)"
+        );
     }
 }

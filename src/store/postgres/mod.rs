@@ -75,6 +75,20 @@ impl PostgresStore {
     }
 }
 
+/// The server that answered, named for what it is, from `server_version` and `version()`:
+/// CockroachDB and YugabyteDB speak PostgreSQL's protocol and report a PostgreSQL version.
+pub fn server_name(server_version: &str, full: &str) -> String {
+    if let Some(rest) = full.strip_prefix("CockroachDB ") {
+        let own = rest.split_whitespace().nth(1).unwrap_or(rest);
+        return format!("CockroachDB {own} (PostgreSQL protocol, reports {server_version})");
+    }
+    if let Some((reports, yb)) = server_version.split_once("-YB-") {
+        let own = yb.split(['-', ' ']).next().unwrap_or(yb);
+        return format!("YugabyteDB {own} (PostgreSQL protocol, reports {reports})");
+    }
+    format!("PostgreSQL {server_version}")
+}
+
 impl Adapter for PostgresStore {
     /// Checks a URL the way the driver will read it.
     fn check_url(raw: &str) -> Result<()> {
@@ -116,7 +130,8 @@ impl Store for PostgresStore {
     type Pool = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
-        let version = self.show("server_version").await?;
+        let full: String = self.client.query_one("SELECT version()", &[]).await?.get(0);
+        let version = server_name(&self.show("server_version").await?, &full);
         let mut settings = BTreeMap::new();
         for name in [
             "fsync",
@@ -153,7 +168,7 @@ impl Store for PostgresStore {
             })
             .unwrap_or_default();
         Ok(StoreInfo {
-            version: format!("PostgreSQL {version}"),
+            version,
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
             search_path,
@@ -164,10 +179,11 @@ impl Store for PostgresStore {
 
     async fn reset(&mut self) -> Result<()> {
         self.prepared = None;
-        self.client
-            .batch_execute(SCHEMA)
-            .await
-            .context("creating the benchmark table and its indexes")?;
+        self.client.batch_execute(SCHEMA).await.context(
+            "creating the benchmark table and its indexes (the user needs CREATE on the \
+                 database's public schema: GRANT CREATE ON SCHEMA public TO <user>, or to own \
+                 the database)",
+        )?;
         self.prepare().await
     }
 
@@ -215,10 +231,10 @@ impl Store for PostgresStore {
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
-        self.client
-            .batch_execute("CHECKPOINT")
-            .await
-            .context("CHECKPOINT (needs superuser or pg_checkpoint)")?;
+        self.client.batch_execute("CHECKPOINT").await.context(
+            "CHECKPOINT, which the size is measured after (the user needs to be a \
+                 superuser or have the pg_checkpoint role: GRANT pg_checkpoint TO <user>)",
+        )?;
         let row = self
             .client
             .query_one("SELECT pg_database_size(current_database())", &[])
@@ -243,5 +259,35 @@ impl Store for PostgresStore {
         } = self;
         drop((prepared, driver, client));
         connection.await.context("the connection task")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_are_named_for_what_they_are() {
+        assert_eq!(
+            server_name(
+                "15.18 (Debian 15.18-0+deb12u1)",
+                "PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on x86_64-pc-linux-gnu"
+            ),
+            "PostgreSQL 15.18 (Debian 15.18-0+deb12u1)"
+        );
+        assert_eq!(
+            server_name(
+                "13.0.0",
+                "CockroachDB CCL v23.1.11 (x86_64-pc-linux-gnu, built 2023/09/27 01:53:43)"
+            ),
+            "CockroachDB v23.1.11 (PostgreSQL protocol, reports 13.0.0)"
+        );
+        assert_eq!(
+            server_name(
+                "11.2-YB-2.18.0.0-b0",
+                "PostgreSQL 11.2-YB-2.18.0.0-b0 on x86_64-pc-linux-gnu"
+            ),
+            "YugabyteDB 2.18.0.0 (PostgreSQL protocol, reports 11.2)"
+        );
     }
 }

@@ -84,7 +84,13 @@ impl RedisStore {
             .arg("GET")
             .arg(name)
             .query_async(&mut self.conn)
-            .await?;
+            .await
+            .with_context(|| {
+                format!(
+                    "CONFIG GET {name} (dbcompare reads the persistence settings back; a \
+                     server that renamed or disabled CONFIG cannot tell them)"
+                )
+            })?;
         Ok(pair.get(1).cloned().unwrap_or_default())
     }
 
@@ -173,11 +179,10 @@ impl Store for RedisStore {
     type Pool = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
-        let version = self
-            .info("server")
-            .await?
-            .remove("redis_version")
-            .unwrap_or_default();
+        // KeyDB keeps its own fields in a section of its own (none on other servers).
+        let mut about = self.info("server").await?;
+        about.extend(self.info("keydb").await?);
+        let version = server_name(&about);
         let mut settings = BTreeMap::new();
         for name in ["appendonly", "appendfsync", "save", "maxmemory"] {
             let value = self.config(name).await?;
@@ -185,7 +190,7 @@ impl Store for RedisStore {
         }
         let durable = settings["appendonly"] == "yes" && settings["appendfsync"] == "always";
         Ok(StoreInfo {
-            version: format!("Redis {version}"),
+            version,
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
             search_path: "GET dbcompare:<unique_id> (primary key; the name and age hashes are \
@@ -233,7 +238,10 @@ impl Store for RedisStore {
         redis::cmd("SAVE")
             .query_async::<()>(&mut self.conn)
             .await
-            .context("SAVE")?;
+            .context(
+                "SAVE, which the size is measured after (a server that renamed or disabled SAVE \
+                 cannot tell its size)",
+            )?;
         let persistence = self.info("persistence").await?;
         let aof = persistence
             .get("aof_current_size")
@@ -264,6 +272,26 @@ impl Store for RedisStore {
     }
 }
 
+/// The server that answered, named for what it is, from its `INFO`: Valkey, Dragonfly and
+/// KeyDB speak Redis's protocol and report a Redis version beside (or instead of) their own.
+pub fn server_name(info: &BTreeMap<String, String>) -> String {
+    let field = |name: &str| info.get(name).map(String::as_str).filter(|v| !v.is_empty());
+    let reports = field("redis_version").unwrap_or("unknown");
+    let executable = field("executable").unwrap_or_default().to_lowercase();
+    if let Some(valkey) = field("valkey_version") {
+        format!("Valkey {valkey} (Redis protocol, reports {reports})")
+    } else if field("server_name").is_some_and(|n| n.eq_ignore_ascii_case("valkey")) {
+        format!("Valkey (Redis protocol, reports {reports})")
+    } else if let Some(dragonfly) = field("dragonfly_version") {
+        let own = dragonfly.trim_start_matches("df-");
+        format!("Dragonfly {own} (Redis protocol, reports {reports})")
+    } else if info.contains_key("mvcc_depth") || executable.contains("keydb") {
+        format!("KeyDB {reports}")
+    } else {
+        format!("Redis {reports}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +303,49 @@ mod tests {
             let bytes = encode(&r).unwrap();
             assert_eq!(decode(&bytes).unwrap(), r);
         }
+    }
+
+    #[test]
+    fn servers_are_named_for_what_they_are() {
+        let info = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            server_name(&info(&[
+                ("redis_version", "7.0.15"),
+                ("executable", "/usr/bin/redis-server")
+            ])),
+            "Redis 7.0.15"
+        );
+        assert_eq!(
+            server_name(&info(&[
+                ("redis_version", "7.2.4"),
+                ("server_name", "valkey"),
+                ("valkey_version", "8.0.1")
+            ])),
+            "Valkey 8.0.1 (Redis protocol, reports 7.2.4)"
+        );
+        assert_eq!(
+            server_name(&info(&[
+                ("redis_version", "7.4.0"),
+                ("dragonfly_version", "df-v1.25.1")
+            ])),
+            "Dragonfly v1.25.1 (Redis protocol, reports 7.4.0)"
+        );
+        assert_eq!(
+            server_name(&info(&[("redis_version", "6.3.4"), ("mvcc_depth", "0")])),
+            "KeyDB 6.3.4"
+        );
+        assert_eq!(
+            server_name(&info(&[
+                ("redis_version", "6.3.4"),
+                ("executable", "/data/keydb-server")
+            ])),
+            "KeyDB 6.3.4"
+        );
     }
 
     #[test]
