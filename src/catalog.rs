@@ -75,6 +75,76 @@ pub enum Launcher {
     Redis,
 }
 
+impl Launcher {
+    /// The settings file of `configs/` the throw-away server starts with (and that
+    /// `dbcompare check` holds a server given by URL against).
+    pub const fn config(self) -> ConfigFile {
+        match self {
+            Launcher::Postgres => ConfigFile {
+                path: "configs/postgresql.conf",
+                text: include_str!("../configs/postgresql.conf"),
+            },
+            Launcher::Mysql => ConfigFile {
+                path: "configs/my.cnf",
+                text: include_str!("../configs/my.cnf"),
+            },
+            Launcher::Redis => ConfigFile {
+                path: "configs/redis.conf",
+                text: include_str!("../configs/redis.conf"),
+            },
+        }
+    }
+}
+
+/// A settings file of `configs/`: `key = value` or `key value` lines, `#` comments, and
+/// the durability settings after a comment line that starts with `# Durability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigFile {
+    /// Its path in the repository, for messages.
+    pub path: &'static str,
+    pub text: &'static str,
+}
+
+/// One setting of a [`ConfigFile`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigSetting {
+    pub key: String,
+    /// The value, without quotes.
+    pub value: String,
+    /// Whether it is one of the file's durability settings.
+    pub durability: bool,
+}
+
+impl ConfigFile {
+    /// The settings that have a value (flags such as `skip-name-resolve` and `[sections]`
+    /// are left out).
+    pub fn settings(&self) -> Vec<ConfigSetting> {
+        let mut durability = false;
+        let mut settings = Vec::new();
+        for line in self.text.lines().map(str::trim) {
+            if line.starts_with("# Durability") {
+                durability = true;
+            }
+            if line.is_empty() || line.starts_with('#') || line.starts_with('[') {
+                continue;
+            }
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim(), v.trim()),
+                None => match line.split_once(char::is_whitespace) {
+                    Some((k, v)) => (k.trim(), v.trim()),
+                    None => continue,
+                },
+            };
+            settings.push(ConfigSetting {
+                key: key.to_string(),
+                value: value.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                durability,
+            });
+        }
+        settings
+    }
+}
+
 impl StoreKind {
     /// Every kind, in the order `all` runs them (the enum's own order).
     pub fn all() -> &'static [StoreKind] {
@@ -300,5 +370,33 @@ mod tests {
         assert_eq!(StoreKind::Redis.launcher(), Some(Launcher::Redis));
         assert_eq!(StoreKind::Mongodb.launcher(), None);
         assert_eq!(StoreKind::Couchbase.url_env(), "DBCOMPARE_COUCHBASE_URL");
+    }
+
+    #[test]
+    fn config_files_read_as_settings_with_their_durability_lines() {
+        let redis = Launcher::Redis.config().settings();
+        let get = |key: &str| redis.iter().find(|s| s.key == key).cloned().unwrap();
+        assert_eq!(get("maxmemory").value, "4gb");
+        assert!(!get("maxmemory").durability);
+        assert_eq!(get("save").value, "");
+        assert_eq!(get("appendfsync").value, "always");
+        assert!(get("appendfsync").durability);
+        let mysql = Launcher::Mysql.config().settings();
+        assert!(
+            mysql
+                .iter()
+                .any(|s| s.key == "innodb_buffer_pool_size" && s.value == "4G")
+        );
+        assert!(
+            !mysql
+                .iter()
+                .any(|s| s.key == "skip-name-resolve" || s.key.starts_with('['))
+        );
+        let pg = Launcher::Postgres.config().settings();
+        assert!(
+            pg.iter()
+                .any(|s| s.key == "datestyle" && s.value == "iso, dmy")
+        );
+        assert!(pg.iter().any(|s| s.key == "fsync" && s.durability));
     }
 }

@@ -27,10 +27,36 @@ pub enum Command {
     Run(RunArgs),
     /// List every store: whether it can run here, and how (embedded, local server, URL).
     List(ListArgs),
+    /// Check each store's setup without benchmarking it: how it would run, whether it
+    /// answers, its settings read back against configs/, the privileges the suites need,
+    /// and what fixes each problem. Exit 0 when every checked store is ready, 1 otherwise.
+    Check(CheckArgs),
     /// Start a throw-away server of a store with the settings in configs/, print its URL,
     /// and keep it until Ctrl-C (then stop it and delete its directory). For running other
     /// tools against the same server (bench/peers.sh).
     Server(ServerCommandArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Stores to check: a comma list of names, or `all` (every store; those that cannot run
+    /// here are listed with what would make them run).
+    #[arg(long = "store", value_name = "STORES", value_delimiter = ',', default_value = "all", value_parser = parse_store)]
+    pub stores: Vec<StoreSelector>,
+
+    /// The durability mode the settings are checked against.
+    #[arg(long, value_enum, default_value_t)]
+    pub durability: Durability,
+
+    /// Seconds a connect may take before that store fails.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
+    pub connect_timeout: NonZeroU64,
+
+    #[command(flatten)]
+    pub server: ServerArgs,
+
+    #[command(flatten, next_help_heading = "Options of one store")]
+    pub options: StoreOptions,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -7,6 +7,9 @@
 //! - `main.rs`: parses the command line, calls [`run()`], turns the result into an exit code.
 //! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite, the
 //!   report out (written after every store).
+//! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
+//! - [`setup`]: where a store runs, made ready (its throw-away server started, its
+//!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
 //!   stores, where each one's server comes from).
 //! - [`console`]: lines and progress bars while a run goes.
@@ -32,6 +35,7 @@
 #![recursion_limit = "256"]
 
 pub mod catalog;
+pub mod check;
 pub mod cli;
 pub mod console;
 pub mod error;
@@ -43,6 +47,7 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod server;
+pub mod setup;
 pub mod store;
 pub mod suite;
 pub mod workload;
@@ -79,6 +84,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Some(Command::Run(args)) => run_benchmarks(&args),
+        Some(Command::Check(args)) => check::run(&args),
         Some(Command::Server(args)) => serve(&args),
         None => run_benchmarks(&cli.run),
     }

@@ -127,6 +127,24 @@ pub fn resolve_urls(
     Ok(urls)
 }
 
+/// The stores `--store` names, in order and each once, and whether they were named (rather
+/// than `all`).
+pub fn select(stores: &[StoreSelector]) -> (bool, Vec<StoreKind>) {
+    let named = !stores.contains(&StoreSelector::All);
+    if !named {
+        return (false, StoreKind::all().to_vec());
+    }
+    let mut seen = HashSet::new();
+    let kinds = stores
+        .iter()
+        .filter_map(|s| match s {
+            StoreSelector::One(k) => seen.insert(*k).then_some(*k),
+            StoreSelector::All => None,
+        })
+        .collect();
+    (true, kinds)
+}
+
 /// Where `kind` runs, given the URLs and the installed servers.
 pub fn target(kind: StoreKind, urls: &BTreeMap<StoreKind, StoreUrl>, locate: Locate<'_>) -> Target {
     if kind.is_embedded() {
@@ -149,19 +167,7 @@ impl RunPlan {
     /// Resolves and validates the arguments. A store named explicitly that cannot run is an
     /// error; with `all` it is kept, to be reported as skipped.
     pub fn resolve(args: &RunArgs, env: Env<'_>, locate: Locate<'_>) -> Result<Self, UsageError> {
-        let named = !args.stores.contains(&StoreSelector::All);
-        let kinds: Vec<StoreKind> = if named {
-            let mut seen = HashSet::new();
-            args.stores
-                .iter()
-                .filter_map(|s| match s {
-                    StoreSelector::One(k) => seen.insert(*k).then_some(*k),
-                    StoreSelector::All => None,
-                })
-                .collect()
-        } else {
-            StoreKind::all().to_vec()
-        };
+        let (named, kinds) = select(&args.stores);
         let mut names = HashSet::new();
         for size in &args.sizes {
             if !names.insert(size.name.as_str()) {

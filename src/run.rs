@@ -5,19 +5,18 @@
 
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{SecondsFormat, Utc};
 
-use crate::catalog::{StoreKind, StoreOptions};
+use crate::catalog::StoreKind;
 use crate::cli::Suite;
 use crate::interrupt;
 use crate::machine::Machine;
 use crate::plan::{RunPlan, Target};
 use crate::report::OutputDir;
-use crate::report::model::{Deployment, Report, RunStatus, StoreResult, StoreStatus, Tool};
-use crate::server::{self, LocalServer};
-use crate::store::ConnectSpec;
-use crate::store::url::{StoreUrl, mask_userinfo};
+use crate::report::model::{Report, RunStatus, StoreResult, StoreStatus, Tool};
+use crate::setup::Setup;
+use crate::store::url::scrub;
 use crate::suite::clients::Clients;
 use crate::suite::{Observer, classic, driver, pool, watchdog};
 
@@ -84,19 +83,6 @@ pub async fn run_plan(
     Ok(report)
 }
 
-/// Secrets shorter than this are masked only inside URLs: replacing every `p` of a
-/// message would make it unreadable, and a password that short guards nothing.
-const MIN_SCRUBBED_SECRET: usize = 4;
-
-/// `text` with every URL's password, and every secret, replaced by `***`.
-fn scrub(text: &str, secrets: &[String]) -> String {
-    let masked = mask_userinfo(text);
-    secrets
-        .iter()
-        .filter(|s| s.len() >= MIN_SCRUBBED_SECRET)
-        .fold(masked, |t, s| t.replace(s.as_str(), "***"))
-}
-
 /// One store: start its server if it needs one, connect, run the suite, stop the server.
 async fn run_store(
     kind: StoreKind,
@@ -106,63 +92,17 @@ async fn run_store(
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
-    let local: Option<LocalServer>;
-    let url: Option<StoreUrl>;
-    match target {
-        Target::Unavailable(why) => anyhow::bail!("{why}"),
-        Target::Embedded => {
-            local = None;
-            url = None;
-            result.deployment = Some(deployment("embedded", None));
-        }
-        Target::Url(u) => {
-            local = None;
-            url = Some(u.clone());
-            result.deployment = Some(deployment("url", Some(u)));
-        }
-        Target::Local(installation) => {
-            let installation = installation.clone();
-            let (durability, keep) = (plan.durability, plan.keep_data);
-            let server = tokio::task::spawn_blocking(move || {
-                server::start(kind, &installation, durability, keep)
-            })
-            .await
-            .context("the server start panicked")??;
-            let u = StoreUrl::parse(kind, &server.url())?;
-            let mut d = deployment("local server", Some(&u));
-            d.server = Some(server.installation.version.clone());
-            d.start_ms = Some(server.start_time.as_secs_f64() * 1e3);
-            d.data_dir = Some(server.dir().display().to_string());
-            result.deployment = Some(d);
-            url = Some(u);
-            local = Some(server);
-        }
-    }
-    let data_dir = local.as_ref().map(LocalServer::data_dir);
-    // Every connection of an embedded store opens the same file.
-    let sqlite_dir = match (kind.is_embedded(), &plan.options.sqlite_path) {
-        (true, None) => Some(
-            tempfile::Builder::new()
-                .prefix("dbcompare-sqlite-")
-                .tempdir()
-                .context("creating a temporary directory for the SQLite database")?,
-        ),
-        _ => None,
-    };
-    let sqlite_path = match &sqlite_dir {
-        Some(dir) => Some(dir.path().join("dbcompare.sqlite")),
-        None => plan.options.sqlite_path.clone(),
-    };
-    let spec = Arc::new(ConnectSpec {
-        url,
-        data_dir,
-        durability: plan.durability,
-        connect_timeout: plan.connect_timeout,
-        options: StoreOptions {
-            sqlite_path,
-            ..plan.options.clone()
-        },
-    });
+    let setup = Setup::start(
+        kind,
+        target,
+        plan.durability,
+        plan.connect_timeout,
+        plan.keep_data,
+        &plan.options,
+    )
+    .await?;
+    result.deployment = Some(setup.deployment.clone());
+    let spec = Arc::new(setup.spec.clone());
     let connector = move || {
         let spec = Arc::clone(&spec);
         async move { kind.connect(&spec).await }
@@ -177,42 +117,6 @@ async fn run_store(
     };
     let outcome = watchdog::guard(plan.stall_timeout, suite).await;
     drop(clients);
-    if let Some(server) = local {
-        // Stopping takes a moment (a final fsync); a failure to stop is reported but does
-        // not undo the figures.
-        let stopped = tokio::task::spawn_blocking(move || server.stop()).await;
-        match stopped {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => eprintln!("warning: stopping the local {kind} server: {e:#}"),
-            Err(e) => eprintln!("warning: stopping the local {kind} server panicked: {e}"),
-        }
-    }
+    setup.stop().await;
     outcome
-}
-
-fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {
-    Deployment {
-        kind: kind.to_string(),
-        url: url.map(|u| u.masked().to_string()),
-        server: None,
-        start_ms: None,
-        data_dir: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secrets_are_scrubbed_from_messages() {
-        let secrets = vec!["hunter2".to_string(), "p".to_string()];
-        assert_eq!(
-            scrub(
-                "auth hunter2 failed for redis://:p@h:1/0 (http://h)",
-                &secrets
-            ),
-            "auth *** failed for redis://:***@h:1/0 (http://h)"
-        );
-    }
 }

@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 use super::{
     Installation, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
 };
-use crate::catalog::Durability;
+use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away server starts with.
-pub const CONFIG: &str = include_str!("../../configs/my.cnf");
+pub const CONFIG: &str = Launcher::Mysql.config().text;
 
 fn sbin() -> Vec<PathBuf> {
     vec![

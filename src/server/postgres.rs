@@ -9,10 +9,10 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use super::{Installation, Process, is_root, run_setup, version_of, which, write_file};
-use crate::catalog::Durability;
+use crate::catalog::{Durability, Launcher};
 
 /// The settings appended to the cluster's postgresql.conf.
-pub const CONFIG: &str = include_str!("../../configs/postgresql.conf");
+pub const CONFIG: &str = Launcher::Postgres.config().text;
 
 /// The unprivileged user the cluster runs as when dbcompare is root.
 const RUN_AS: &str = "postgres";

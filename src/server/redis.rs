@@ -6,10 +6,10 @@ use std::process::Command;
 use anyhow::{Context, Result};
 
 use super::{Installation, Process, spawn_server, version_of, which, write_file};
-use crate::catalog::Durability;
+use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away Redis starts with.
-pub const CONFIG: &str = include_str!("../../configs/redis.conf");
+pub const CONFIG: &str = Launcher::Redis.config().text;
 
 pub fn find() -> Option<Installation> {
     let server = which(

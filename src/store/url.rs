@@ -121,6 +121,19 @@ pub fn mask_userinfo(text: &str) -> String {
     out
 }
 
+/// Secrets shorter than this are masked only inside URLs: replacing every `p` of a
+/// message would make it unreadable, and a password that short guards nothing.
+const MIN_SCRUBBED_SECRET: usize = 4;
+
+/// `text` with every URL's password, and every secret, replaced by `***`.
+pub fn scrub(text: &str, secrets: &[String]) -> String {
+    let masked = mask_userinfo(text);
+    secrets
+        .iter()
+        .filter(|s| s.len() >= MIN_SCRUBBED_SECRET)
+        .fold(masked, |t, s| t.replace(s.as_str(), "***"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +181,18 @@ mod tests {
                 .unwrap()
                 .address(),
             "h:3306"
+        );
+    }
+
+    #[test]
+    fn secrets_are_scrubbed_from_messages() {
+        let secrets = vec!["hunter2".to_string(), "p".to_string()];
+        assert_eq!(
+            scrub(
+                "auth hunter2 failed for redis://:p@h:1/0 (http://h)",
+                &secrets
+            ),
+            "auth *** failed for redis://:***@h:1/0 (http://h)"
         );
     }
 }

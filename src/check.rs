@@ -1,0 +1,494 @@
+//! `dbcompare check`: each store's setup, checked without benchmarking it. Per store: how it
+//! would run (embedded, a local throw-away server from which binary, a URL), whether it
+//! answers and as which server, the durability it runs in against the one asked for, its
+//! settings read back against the file of `configs/` its server starts with, and the
+//! privileges the suites need, tried for real with the calls a run makes (the reset of the
+//! benchmark's own table and the size measurement). Every problem comes with what fixes it.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::catalog::{ConfigFile, Durability, StoreInfo, StoreKind};
+use crate::cli::CheckArgs;
+use crate::interrupt;
+use crate::plan::{self, Target};
+use crate::report::text;
+use crate::server;
+use crate::setup::Setup;
+use crate::store::Store;
+use crate::store::registry::AnyStore;
+use crate::store::url::scrub;
+
+/// One thing that keeps a store from running as asked, and what fixes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub what: String,
+    pub fix: String,
+}
+
+/// What the check found for one store.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    pub kind: StoreKind,
+    /// How it would run.
+    pub how: String,
+    /// The server that answered, or why none did.
+    pub answers: String,
+    pub durability: String,
+    /// The settings read back against `configs/`.
+    pub settings: String,
+    /// The reset and the size measurement, tried.
+    pub privileges: String,
+    /// How each insert is written (a transaction, or the store's atomic single write).
+    pub writes: String,
+    pub problems: Vec<Problem>,
+    /// Not checked: `all` was asked and the store cannot run here (why, in `how`).
+    pub skipped: bool,
+}
+
+impl Checked {
+    fn new(kind: StoreKind, how: String) -> Self {
+        let dash = || "-".to_string();
+        Checked {
+            kind,
+            how,
+            answers: dash(),
+            durability: dash(),
+            settings: dash(),
+            privileges: dash(),
+            writes: dash(),
+            problems: Vec::new(),
+            skipped: false,
+        }
+    }
+
+    fn problem(&mut self, what: impl Into<String>, fix: impl Into<String>) {
+        self.problems.push(Problem {
+            what: what.into(),
+            fix: fix.into(),
+        });
+    }
+
+    /// Ready: checked, and nothing keeps it from running as asked.
+    pub fn ready(&self) -> bool {
+        !self.skipped && self.problems.is_empty()
+    }
+}
+
+/// Runs `dbcompare check`: prints the table and every problem with its fix; exit 0 when
+/// every checked store is ready, 1 otherwise.
+pub fn run(args: &CheckArgs) -> Result<u8> {
+    let (named, kinds) = plan::select(&args.stores);
+    let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
+    let secrets: Vec<String> = urls
+        .values()
+        .filter_map(|u| u.password().map(str::to_string))
+        .collect();
+    interrupt::install(server::kill_all);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let mut checked = Vec::new();
+    for kind in kinds {
+        if interrupt::requested() {
+            break;
+        }
+        let target = plan::target(kind, &urls, &server::find);
+        let mut one = runtime.block_on(check_store(kind, &target, named, args));
+        for p in &mut one.problems {
+            p.what = scrub(&p.what, &secrets);
+        }
+        checked.push(one);
+    }
+    print!("{}", render(&checked));
+    let ready = !interrupt::requested() && checked.iter().all(|c| c.ready() || c.skipped);
+    Ok(if ready {
+        0
+    } else if interrupt::requested() {
+        interrupt::EXIT_CODE
+    } else {
+        1
+    })
+}
+
+/// The table, then each store's problems with their fixes.
+pub fn render(checked: &[Checked]) -> String {
+    let rows: Vec<Vec<String>> = checked
+        .iter()
+        .map(|c| {
+            let ready = match (c.skipped, c.problems.len()) {
+                (true, _) => "skipped".to_string(),
+                (false, 0) => "yes".to_string(),
+                (false, 1) => "no: 1 problem".to_string(),
+                (false, n) => format!("no: {n} problems"),
+            };
+            let how = if c.skipped { "unavailable" } else { &c.how };
+            vec![
+                c.kind.name().to_string(),
+                how.to_string(),
+                c.answers.clone(),
+                c.durability.clone(),
+                c.settings.clone(),
+                c.privileges.clone(),
+                ready,
+            ]
+        })
+        .collect();
+    let mut out = text::table(
+        &[
+            "store",
+            "how",
+            "answers",
+            "durability",
+            "settings",
+            "reset and size",
+            "ready",
+        ],
+        &rows,
+        &[],
+    );
+    let writes: Vec<&Checked> = checked.iter().filter(|c| c.writes != "-").collect();
+    if !writes.is_empty() {
+        out.push_str("\nHow each insert is written:\n");
+        for c in writes {
+            out.push_str(&format!("  {}: {}\n", c.kind, c.writes));
+        }
+    }
+    let skipped: Vec<&Checked> = checked.iter().filter(|c| c.skipped).collect();
+    if !skipped.is_empty() {
+        out.push_str("\nNot checked (they cannot run here):\n");
+        for c in skipped {
+            out.push_str(&format!("  {}: {}\n", c.kind, c.how));
+        }
+    }
+    for c in checked.iter().filter(|c| !c.problems.is_empty()) {
+        out.push_str(&format!("\n{}:\n", c.kind));
+        for p in &c.problems {
+            out.push_str(&format!("  problem: {}\n  fix:     {}\n", p.what, p.fix));
+        }
+    }
+    out
+}
+
+/// Checks one store.
+async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &CheckArgs) -> Checked {
+    let how = match target {
+        Target::Embedded => "embedded".to_string(),
+        Target::Url(u) => format!("url {}", u.masked()),
+        Target::Local(i) => format!("local server {}", i.server.display()),
+        Target::Unavailable(why) => why.clone(),
+    };
+    let mut checked = Checked::new(kind, how);
+    if let Target::Unavailable(why) = target {
+        if named {
+            checked.how = "unavailable".to_string();
+            checked.problem("it cannot run here", why.clone());
+        } else {
+            checked.skipped = true;
+        }
+        return checked;
+    }
+    let timeout = Duration::from_secs(args.connect_timeout.get());
+    let setup = Setup::start(kind, target, args.durability, timeout, false, &args.options).await;
+    let setup = match setup {
+        Ok(setup) => setup,
+        Err(e) => {
+            checked.answers = "no: the local server did not start".to_string();
+            checked.problem(
+                format!("starting a local {kind} server: {e:#}"),
+                format!(
+                    "the server's log is above; 'dbcompare server {kind}' starts one by hand, \
+                     or give a server with '--url {kind}=URL'"
+                ),
+            );
+            return checked;
+        }
+    };
+    match kind.connect(&setup.spec).await {
+        Ok(store) => check_connected(store, &mut checked, args.durability).await,
+        Err(e) => {
+            checked.answers = "no".to_string();
+            let fix = match &setup.spec.url {
+                Some(url) => format!(
+                    "the server at {} must answer: check that it runs, and the URL's user, \
+                     password and database ('--url {kind}=URL' or {})",
+                    url.address(),
+                    kind.url_env()
+                ),
+                None => "see the error".to_string(),
+            };
+            checked.problem(format!("{e:#}"), fix);
+        }
+    }
+    setup.stop().await;
+    checked
+}
+
+/// The checks that need a connection: the server, durability, settings, privileges.
+async fn check_connected(mut store: AnyStore, checked: &mut Checked, asked: Durability) {
+    let kind = checked.kind;
+    let mut steps = Vec::new();
+    // The reset first, as in a run: a store describes its search path on its own table.
+    match store.reset().await {
+        Ok(()) => steps.push("reset ok"),
+        Err(e) => {
+            steps.push("reset refused");
+            checked.problem(
+                format!("resetting the benchmark's table: {e:#}"),
+                format!(
+                    "the user needs to drop and create the benchmark's own table and its \
+                     indexes; provisioning/SERVICES.md shows the grants for {kind}"
+                ),
+            );
+        }
+    }
+    match store.describe().await {
+        Ok(info) => {
+            checked.answers = format!("yes: {}", info.version);
+            checked.writes = info.write_path.clone();
+            check_durability(&info, asked, checked);
+            check_settings(&info, checked);
+        }
+        Err(e) => {
+            checked.answers = "yes, but its settings cannot be read".to_string();
+            checked.problem(
+                format!("reading the server's version and settings: {e:#}"),
+                "the user the URL names needs to read the server's settings (the error says \
+                 which)",
+            );
+        }
+    }
+    match store.disk_usage().await {
+        Ok(_) => steps.push("size ok"),
+        Err(e) => {
+            steps.push("size refused");
+            checked.problem(
+                format!("measuring the on-disk size: {e:#}"),
+                "the size is measured after the server flushes what it buffers (the error \
+                 names the privilege); without it the sizes show as -",
+            );
+        }
+    }
+    checked.privileges = steps.join(", ");
+    let _ = tokio::time::timeout(Duration::from_secs(2), store.close()).await;
+}
+
+/// The durability the store runs in, against the one asked for; with durable asked, also
+/// each durability setting of `configs/` the store reads back otherwise.
+fn check_durability(info: &StoreInfo, asked: Durability, checked: &mut Checked) {
+    let kind = checked.kind;
+    let config = kind.launcher().map(|l| l.config());
+    let differ: Vec<(String, String, String)> = match (asked, config) {
+        (Durability::Durable, Some(c)) => differences(&c, &info.settings, Setting::Durability),
+        _ => Vec::new(),
+    };
+    checked.durability = info.durability.clone();
+    if info.durability == asked.name() && differ.is_empty() {
+        return;
+    }
+    if info.durability != asked.name() {
+        checked.durability = format!("{} (asked: {})", info.durability, asked.name());
+    }
+    let what = if differ.is_empty() {
+        format!(
+            "it runs {} where {} was asked ({})",
+            info.durability,
+            asked.name(),
+            settings_line(&info.settings)
+        )
+    } else {
+        let found: Vec<String> = differ
+            .iter()
+            .map(|(key, _, found)| format!("{key}={found}"))
+            .collect();
+        format!(
+            "it runs {} where {} was asked: {}",
+            info.durability,
+            asked.name(),
+            found.join(", ")
+        )
+    };
+    let fix = match (asked, config) {
+        (Durability::Durable, Some(c)) if !differ.is_empty() => {
+            let asks: Vec<String> = differ
+                .iter()
+                .map(|(key, asks, _)| format!("{key} = {asks}"))
+                .collect();
+            format!(
+                "set {} on the server (as {} does), or check and run with --durability relaxed",
+                asks.join(", "),
+                c.path
+            )
+        }
+        (Durability::Durable, _) => format!(
+            "set the durable mode the README's stores table gives for {kind}, or check and run \
+             with --durability relaxed"
+        ),
+        (Durability::Relaxed, _) => format!(
+            "with a URL dbcompare changes no server-wide setting: set {kind}'s relaxed mode \
+             on the server (the README's stores table), or check and run with --durability \
+             durable"
+        ),
+    };
+    checked.problem(what, fix);
+}
+
+/// The settings read back (other than durability's), against the file of `configs/` the
+/// store's server starts with.
+fn check_settings(info: &StoreInfo, checked: &mut Checked) {
+    let Some(config) = checked.kind.launcher().map(|l| l.config()) else {
+        checked.settings = format!("read back: {}", settings_line(&info.settings));
+        return;
+    };
+    let differ = differences(&config, &info.settings, Setting::Other);
+    // How the client reaches the server is a setting too (MySQL's driver would switch to a
+    // Unix socket unasked): shown beside the comparison.
+    let transport = info
+        .settings
+        .get("transport")
+        .map_or(String::new(), |t| format!("; transport {t}"));
+    if differ.is_empty() {
+        checked.settings = format!("as {} asks{transport}", config.path);
+        return;
+    }
+    checked.settings = format!("{} differ from {}{transport}", differ.len(), config.path);
+    for (key, asks, found) in differ {
+        checked.problem(
+            format!("{key} is {found}; {} asks {asks}", config.path),
+            format!("set {key} = {asks} on the server (as {} does)", config.path),
+        );
+    }
+}
+
+fn settings_line(settings: &BTreeMap<String, String>) -> String {
+    let pairs: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    pairs.join(", ")
+}
+
+/// Which settings of a config file [`differences`] compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// Those after its `# Durability` line.
+    Durability,
+    /// The others (memory limits and the like).
+    Other,
+}
+
+/// The settings of `config` of one sort that the store, read back, holds otherwise: (key,
+/// asked, found). Only the settings the store reads back are compared.
+pub fn differences(
+    config: &ConfigFile,
+    settings: &BTreeMap<String, String>,
+    which: Setting,
+) -> Vec<(String, String, String)> {
+    config
+        .settings()
+        .into_iter()
+        .filter(|s| s.durability == (which == Setting::Durability))
+        .filter_map(|s| {
+            let found = settings.get(&s.key)?;
+            (!same_value(&s.value, found)).then(|| (s.key, s.value, found.clone()))
+        })
+        .collect()
+}
+
+/// Whether a setting's value in a config file and the one a server reports are the same:
+/// `ON`, `on`, `yes`, `true` and `1` are; so are `4G`, `4gb` and `4294967296`.
+pub fn same_value(asked: &str, found: &str) -> bool {
+    let (a, f) = (asked.trim().to_lowercase(), found.trim().to_lowercase());
+    if a == f {
+        return true;
+    }
+    let flag = |v: &str| match v {
+        "on" | "yes" | "true" | "1" => Some(true),
+        "off" | "no" | "false" | "0" => Some(false),
+        _ => None,
+    };
+    if let (Some(x), Some(y)) = (flag(&a), flag(&f)) {
+        return x == y;
+    }
+    matches!((bytes(&a), bytes(&f)), (Some(x), Some(y)) if x == y)
+}
+
+/// A size such as `4G`, `4gb`, `800M`, `32MB`, `8kB` or `4294967296`, in bytes (binary
+/// multiples, as PostgreSQL, MySQL and Redis read `gb`).
+fn bytes(value: &str) -> Option<u64> {
+    let digits = value.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &value[digits.len()..];
+    let n: u64 = digits.trim().parse().ok()?;
+    let multiple: u64 = match unit {
+        "" | "b" => 1,
+        "k" | "kb" => 1 << 10,
+        "m" | "mb" => 1 << 20,
+        "g" | "gb" => 1 << 30,
+        "t" | "tb" => 1 << 40,
+        _ => return None,
+    };
+    n.checked_mul(multiple)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Launcher;
+
+    #[test]
+    fn values_compare_as_flags_and_sizes() {
+        assert!(same_value("ON", "1"));
+        assert!(same_value("yes", "on"));
+        assert!(!same_value("on", "off"));
+        assert!(same_value("4G", "4294967296"));
+        assert!(same_value("4gb", "4294967296"));
+        assert!(same_value("2GB", "2GB"));
+        assert!(same_value("800M", "838860800"));
+        assert!(!same_value("4G", "134217728"));
+        assert!(same_value("", ""));
+        assert!(!same_value("always", "everysec"));
+    }
+
+    #[test]
+    fn only_what_the_store_reads_back_is_compared() {
+        let redis = Launcher::Redis.config();
+        let found = BTreeMap::from([
+            ("maxmemory".to_string(), "0".to_string()),
+            ("appendonly".to_string(), "yes".to_string()),
+            ("appendfsync".to_string(), "everysec".to_string()),
+            ("save".to_string(), String::new()),
+        ]);
+        let other = differences(&redis, &found, Setting::Other);
+        assert_eq!(other, [("maxmemory".into(), "4gb".into(), "0".into())]);
+        let durability = differences(&redis, &found, Setting::Durability);
+        assert_eq!(
+            durability,
+            [("appendfsync".into(), "always".into(), "everysec".into())]
+        );
+    }
+
+    #[test]
+    fn the_table_says_what_is_ready_and_every_problem_has_its_fix() {
+        let mut ok = Checked::new(StoreKind::Sqlite, "embedded".into());
+        ok.answers = "yes: SQLite 3".into();
+        let mut bad = Checked::new(StoreKind::Redis, "url redis://h:6379/0".into());
+        bad.problem(
+            "maxmemory is 0; configs/redis.conf asks 4gb",
+            "set maxmemory = 4gb",
+        );
+        let mut skipped = Checked::new(StoreKind::Mongodb, "no server".into());
+        skipped.skipped = true;
+        let out = render(&[ok.clone(), bad.clone(), skipped.clone()]);
+        assert!(ok.ready() && !bad.ready() && !skipped.ready());
+        let row = |name: &str| out.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(
+            out.contains("Not checked (they cannot run here):\n  mongodb: no server"),
+            "{out}"
+        );
+        assert!(row("sqlite").trim_end().ends_with("yes"), "{out}");
+        assert!(row("redis").trim_end().ends_with("no: 1 problem"), "{out}");
+        assert!(row("mongodb").trim_end().ends_with("skipped"), "{out}");
+        assert!(out.contains("redis:\n  problem: maxmemory is 0"), "{out}");
+        assert!(out.contains("  fix:     set maxmemory = 4gb"), "{out}");
+    }
+}

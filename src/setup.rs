@@ -1,0 +1,112 @@
+//! Where a store runs, made ready for a run or a check: its throw-away local server started
+//! (when its target is one), its connection spec (the URL, the data directory, a temporary
+//! SQLite file), and its deployment as the report shows it; stopped again afterwards.
+
+use anyhow::{Context, Result, bail};
+use tempfile::TempDir;
+
+use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::plan::Target;
+use crate::report::model::Deployment;
+use crate::server::{self, LocalServer};
+use crate::store::ConnectSpec;
+use crate::store::url::StoreUrl;
+
+/// A store made ready to open.
+pub struct Setup {
+    kind: StoreKind,
+    /// How every connection of the store opens.
+    pub spec: ConnectSpec,
+    /// How the store runs, for the report.
+    pub deployment: Deployment,
+    local: Option<LocalServer>,
+    /// An embedded store's temporary directory (every connection opens the same file).
+    _sqlite_dir: Option<TempDir>,
+}
+
+impl Setup {
+    /// Starts the store's local server if its target is one, and builds its connection spec.
+    pub async fn start(
+        kind: StoreKind,
+        target: &Target,
+        durability: Durability,
+        connect_timeout: std::time::Duration,
+        keep_data: bool,
+        options: &StoreOptions,
+    ) -> Result<Setup> {
+        let (local, url, deployment) = match target {
+            Target::Unavailable(why) => bail!("{why}"),
+            Target::Embedded => (None, None, deployment("embedded", None)),
+            Target::Url(u) => (None, Some(u.clone()), deployment("url", Some(u))),
+            Target::Local(installation) => {
+                let installation = installation.clone();
+                let server = tokio::task::spawn_blocking(move || {
+                    server::start(kind, &installation, durability, keep_data)
+                })
+                .await
+                .context("the server start panicked")??;
+                let u = StoreUrl::parse(kind, &server.url())?;
+                let mut d = deployment("local server", Some(&u));
+                d.server = Some(server.installation.version.clone());
+                d.start_ms = Some(server.start_time.as_secs_f64() * 1e3);
+                d.data_dir = Some(server.dir().display().to_string());
+                (Some(server), Some(u), d)
+            }
+        };
+        let sqlite_dir = match (kind.is_embedded(), &options.sqlite_path) {
+            (true, None) => Some(
+                tempfile::Builder::new()
+                    .prefix("dbcompare-sqlite-")
+                    .tempdir()
+                    .context("creating a temporary directory for the SQLite database")?,
+            ),
+            _ => None,
+        };
+        let sqlite_path = match &sqlite_dir {
+            Some(dir) => Some(dir.path().join("dbcompare.sqlite")),
+            None => options.sqlite_path.clone(),
+        };
+        Ok(Setup {
+            kind,
+            spec: ConnectSpec {
+                url,
+                data_dir: local.as_ref().map(LocalServer::data_dir),
+                durability,
+                connect_timeout,
+                options: StoreOptions {
+                    sqlite_path,
+                    ..options.clone()
+                },
+            },
+            deployment,
+            local,
+            _sqlite_dir: sqlite_dir,
+        })
+    }
+
+    /// Stops the local server, if one was started, and deletes its directory. Stopping
+    /// takes a moment (a final fsync); a failure to stop is a warning, since what was
+    /// measured stands.
+    pub async fn stop(self) {
+        let (kind, local) = (self.kind, self.local);
+        let Some(server) = local else {
+            return;
+        };
+        let stopped = tokio::task::spawn_blocking(move || server.stop()).await;
+        match stopped {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("warning: stopping the local {kind} server: {e:#}"),
+            Err(e) => eprintln!("warning: stopping the local {kind} server panicked: {e}"),
+        }
+    }
+}
+
+fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {
+    Deployment {
+        kind: kind.to_string(),
+        url: url.map(|u| u.masked().to_string()),
+        server: None,
+        start_ms: None,
+        data_dir: None,
+    }
+}

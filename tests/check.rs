@@ -1,0 +1,134 @@
+//! `dbcompare check` against real servers: ready where the setup is right, and where it is
+//! not, the problem and its fix, the other stores still checked, passwords masked.
+
+mod common;
+
+use assert_cmd::Command;
+use dbcompare::catalog::{Durability, StoreKind};
+
+fn check(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("dbcompare")
+        .unwrap()
+        .arg("check")
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out.status.code().unwrap_or(-1), stdout)
+}
+
+/// The table row of `store`.
+fn row<'a>(out: &'a str, store: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.split_whitespace().next() == Some(store))
+        .unwrap_or_else(|| panic!("no row for {store}:\n{out}"))
+}
+
+#[test]
+fn throw_away_servers_and_sqlite_are_ready() {
+    let (code, out) = check(&["--store", "sqlite,postgres,mysql,redis"]);
+    assert_eq!(code, 0, "{out}");
+    for store in ["sqlite", "postgres", "mysql", "redis"] {
+        let row = row(&out, store);
+        assert!(row.trim_end().ends_with("yes"), "{row}");
+        assert!(row.contains("reset ok, size ok"), "{row}");
+    }
+    assert!(
+        row(&out, "postgres").contains("as configs/postgresql.conf asks"),
+        "{out}"
+    );
+    assert!(row(&out, "mysql").contains("yes: MariaDB "), "{out}");
+    assert!(row(&out, "mysql").contains("transport TCP"), "{out}");
+    assert!(out.contains("How each insert is written:\n"), "{out}");
+}
+
+#[test]
+fn a_store_that_cannot_run_is_skipped_under_all_and_a_problem_when_named() {
+    let (code, out) = check(&["--store", "aerospike"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(row(&out, "aerospike").contains("no: 1 problem"), "{out}");
+    assert!(
+        out.contains("fix:     dbcompare starts no local aerospike server"),
+        "{out}"
+    );
+}
+
+/// A relaxed server checked for durable: the setting that differs, and the line of
+/// configs/ that fixes it.
+#[test]
+fn a_server_that_is_not_durable_is_told_what_to_set() {
+    let server = common::start(StoreKind::Redis, Durability::Relaxed);
+    let url = format!("redis={}", server.url());
+    let (code, out) = check(&["--store", "redis", "--url", &url]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        row(&out, "redis").contains("relaxed (asked: durable)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("problem: it runs relaxed where durable was asked: appendfsync=everysec"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "fix:     set appendfsync = always on the server (as configs/redis.conf does)"
+        ),
+        "{out}"
+    );
+    // Checked for what it is, it is ready.
+    let (code, out) = check(&["--store", "redis", "--url", &url, "--durability", "relaxed"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// A wrong password: that store's row says so with the server's message, the password
+/// masked; the other store is still checked.
+#[test]
+fn a_refused_connection_is_reported_and_the_others_are_checked() {
+    let server = common::start(StoreKind::Mysql, Durability::Durable);
+    let url = format!(
+        "mysql=mysql://root:wrongsecret@127.0.0.1:{}/dbcompare",
+        server.port()
+    );
+    let (code, out) = check(&["--store", "mysql,sqlite", "--url", &url]);
+    assert_eq!(code, 1, "{out}");
+    assert!(row(&out, "mysql").contains("no: 1 problem"), "{out}");
+    assert!(row(&out, "sqlite").trim_end().ends_with("yes"), "{out}");
+    assert!(
+        out.contains("Access denied"),
+        "the server's own message: {out}"
+    );
+    assert!(out.contains("root:***@"), "{out}");
+    assert!(!out.contains("wrongsecret"), "{out}");
+}
+
+/// A user without the privilege the size measurement needs (PostgreSQL's CHECKPOINT): the
+/// reset works, the size is refused, and the fix names the role.
+#[test]
+fn a_missing_privilege_is_found_with_the_call_a_run_makes() {
+    let server = common::start(StoreKind::Postgres, Durability::Durable);
+    let admin = server.url();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute(
+                "CREATE USER plain PASSWORD 'plainpw'; GRANT CREATE ON SCHEMA public TO plain",
+            )
+            .await
+            .unwrap();
+    });
+    let url = format!(
+        "postgres=postgres://plain:plainpw@127.0.0.1:{}/postgres",
+        server.port()
+    );
+    let (code, out) = check(&["--store", "postgres", "--url", &url]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        row(&out, "postgres").contains("reset ok, size refused"),
+        "{out}"
+    );
+    assert!(out.contains("GRANT pg_checkpoint TO <user>"), "{out}");
+}
