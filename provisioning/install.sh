@@ -7,6 +7,9 @@
 #   provisioning/install.sh jongodb           # the in-memory MongoDB-wire-compatible server
 #                                             # the MongoDB adapter's tests run against
 #                                             # (npm package, into .tools/ of this checkout)
+#   provisioning/install.sh secantus          # SecantusDB, a MongoDB-wire-compatible server
+#                                             # on WiredTiger the adapter's tests run
+#                                             # against (PyPI package, into .tools/)
 #
 # MongoDB, Aerospike and Couchbase are not in Debian's archive: provisioning/mongodb.sh,
 # aerospike.sh and couchbase.sh install them from their vendors.
@@ -17,7 +20,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|shellcheck]..." >&2
+  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|secantus|shellcheck]..." >&2
   exit 2
 }
 
@@ -26,6 +29,10 @@ jongodb_package=@jongodb/memory-server-bin-linux-x64-gnu@0.1.6
 jongodb_dir="$here/.tools/jongodb"
 jongodb_bin="$jongodb_dir/node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb"
 want_jongodb=no
+secantus_package=SecantusDB==0.7.0b3
+secantus_dir="$here/.tools/secantus"
+secantus_bin="$secantus_dir/bin/secantusd-py"
+want_secantus=no
 
 if [ "$#" -eq 0 ]; then
   set -- postgres mysql redis
@@ -55,6 +62,13 @@ for store in "$@"; do
         want_jongodb=yes
         command -v npm >/dev/null || packages+=(npm)
       fi ;;
+    secantus)
+      if [ -x "$secantus_bin" ]; then
+        echo "secantus: already installed"
+      else
+        want_secantus=yes
+        python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3-venv)
+      fi ;;
     mongodb|aerospike|couchbase)
       echo "$store: not in Debian's archive; provisioning/$store.sh installs it from its vendor, or give a server with --url $store=..." >&2 ;;
     *) echo "unknown store '$store'" >&2; usage ;;
@@ -80,4 +94,13 @@ if [ "$want_jongodb" = yes ]; then
   npm install --prefix "$jongodb_dir" --no-save --no-audit --no-fund --loglevel=error "$jongodb_package" >/dev/null
   [ -x "$jongodb_bin" ] || { echo "jongodb: $jongodb_bin is missing after the install" >&2; exit 1; }
   echo "installed: jongodb"
+fi
+
+if [ "$want_secantus" = yes ]; then
+  echo "installing: $secantus_package (PyPI) into .tools/secantus"
+  rm -rf "$secantus_dir"
+  python3 -m venv "$secantus_dir"
+  "$secantus_dir/bin/pip" install --quiet --disable-pip-version-check "$secantus_package"
+  [ -x "$secantus_bin" ] || { echo "secantus: $secantus_bin is missing after the install" >&2; exit 1; }
+  echo "installed: secantus"
 fi

@@ -4,10 +4,12 @@
 //! installed where dbcompare is developed: without a URL these tests are listed as ignored,
 //! with the variable that runs them. That is not a pass.
 //!
-//! The MongoDB adapter also runs against jongodb, an in-memory MongoDB-wire-compatible
-//! server (`provisioning/install.sh jongodb`), so its protocol path is exercised for real
-//! in CI. jongodb is not MongoDB: it has no on-disk size and no durability, which are
-//! checked only against a real server.
+//! The MongoDB adapter also runs against two servers that speak MongoDB's wire protocol
+//! (`provisioning/install.sh jongodb secantus`), so its protocol path is exercised for real
+//! in CI: jongodb, in memory, with no on-disk size and no durability; and SecantusDB, on
+//! WiredTiger (MongoDB's own storage engine), a single-node replica set with commits synced
+//! to disk, so that session transactions, `dbStats` sizes and `explain` plans run too.
+//! Neither is MongoDB, each is reported as what it is, and neither appears in results.
 
 mod common;
 
@@ -23,18 +25,103 @@ use dbcompare::suite::pool::{PoolPlan, run_sized};
 use dbcompare::workload::driver::DriverOp;
 use dbcompare::workload::pool::{self, PoolSizes};
 
-fn url(kind: StoreKind) -> String {
-    std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()))
+/// The store's URL for one test: the server of `DBCOMPARE_<STORE>_URL`, with a database, set
+/// or collection of the test's own, so that tests running at once never reset each other's
+/// data on one shared server.
+fn url(kind: StoreKind, test: &str) -> String {
+    let raw =
+        std::env::var(kind.url_env()).unwrap_or_else(|_| panic!("{} is not set", kind.url_env()));
+    own_url(kind, &raw, test)
+}
+
+/// `raw` with the test's own namespace: MongoDB's database `<database>_<test>`, Aerospike's
+/// set `dbcompare_<test>`, Couchbase's collection `dbcompare_<test>` (in the URL's scope).
+fn own_url(kind: StoreKind, raw: &str, test: &str) -> String {
+    let mut url = url::Url::parse(raw).unwrap_or_else(|e| panic!("{}: {e}", kind.url_env()));
+    let own = format!("dbcompare_{test}");
+    match kind {
+        StoreKind::Mongodb => {
+            let database = url.path().trim_matches('/');
+            let database = if database.is_empty() {
+                "dbcompare"
+            } else {
+                database
+            };
+            let path = format!("/{database}_{test}");
+            url.set_path(&path);
+        }
+        StoreKind::Aerospike => {
+            let others: Vec<(String, String)> = url
+                .query_pairs()
+                .filter(|(k, _)| k != "set")
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect();
+            url.query_pairs_mut()
+                .clear()
+                .extend_pairs(others)
+                .append_pair("set", &own);
+        }
+        StoreKind::Couchbase => {
+            let parts: Vec<String> = url
+                .path()
+                .split('/')
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+                .collect();
+            let scope = parts.get(1).map_or("_default", String::as_str);
+            let path = format!("/{}/{scope}/{own}", parts[0]);
+            url.set_path(&path);
+        }
+        other => panic!("{other} has no real-server tests by URL"),
+    }
+    url.to_string()
+}
+
+#[test]
+fn every_real_server_test_has_a_namespace_of_its_own() {
+    assert_eq!(
+        own_url(
+            StoreKind::Mongodb,
+            "mongodb://h:1/bench?replicaSet=rs0",
+            "pool_suite"
+        ),
+        "mongodb://h:1/bench_pool_suite?replicaSet=rs0"
+    );
+    assert_eq!(
+        own_url(StoreKind::Mongodb, "mongodb://h:1", "x"),
+        "mongodb://h:1/dbcompare_x"
+    );
+    assert_eq!(
+        own_url(
+            StoreKind::Aerospike,
+            "aerospike://u:p@h:3000/test?set=shared",
+            "round_trip"
+        ),
+        "aerospike://u:p@h:3000/test?set=dbcompare_round_trip"
+    );
+    assert_eq!(
+        own_url(StoreKind::Couchbase, "couchbase://u:p@h/bench", "driver"),
+        "couchbase://u:p@h/bench/_default/dbcompare_driver"
+    );
+    assert_eq!(
+        own_url(
+            StoreKind::Couchbase,
+            "couchbase://u:p@h/bench/s/c",
+            "driver"
+        ),
+        "couchbase://u:p@h/bench/s/dbcompare_driver"
+    );
 }
 
 async fn real_server_round_trip(kind: StoreKind) {
-    let mut store = common::connect_url(kind, &url(kind), Durability::Durable, None).await;
+    let mut store =
+        common::connect_url(kind, &url(kind, "round_trip"), Durability::Durable, None).await;
     // Aerospike and Couchbase writes are upserts by key; MongoDB has a unique index.
     common::round_trip(&mut store, kind.name(), kind == StoreKind::Mongodb).await;
 }
 
 async fn real_server_classic_micro(kind: StoreKind) {
-    let connect = common::connector_url(kind, &url(kind), Durability::Durable, None);
+    let connect = common::connector_url(kind, &url(kind, "classic"), Durability::Durable, None);
     let result = common::classic_micro(connect, kind.name()).await;
     common::size_grew(&result);
 }
@@ -48,7 +135,7 @@ async fn real_server_durability(
         (Durability::Durable, durable),
         (Durability::Relaxed, relaxed),
     ] {
-        let mut store = common::connect_url(kind, &url(kind), durability, None).await;
+        let mut store = common::connect_url(kind, &url(kind, "durability"), durability, None).await;
         let info = common::described(&mut store).await;
         assert!(
             !info.version.contains("jongodb"),
@@ -154,14 +241,15 @@ async fn pool_suite_on<C: Connect<Store: PoolStore>>(
 
 /// The driver suite on the server at the store's URL.
 async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str]>) {
-    let connect = common::connector_url(kind, &url(kind), Durability::Durable, None);
+    let connect = common::connector_url(kind, &url(kind, "driver"), Durability::Durable, None);
     driver_suite_on(connect, kind.name(), not_applicable).await;
 }
 
 /// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
 async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
-    let connect =
-        || async { Ok(common::connect_url(kind, &url(kind), Durability::Durable, None).await) };
+    let connect = || async {
+        Ok(common::connect_url(kind, &url(kind, "pool"), Durability::Durable, None).await)
+    };
     pool_suite_on(&connect, kind.name(), PoolSizes::SEED, applicable).await;
 }
 
@@ -316,6 +404,221 @@ fn jongodb(database: &str) -> Jongodb {
     Jongodb {
         child,
         url: format!("mongodb://127.0.0.1:{port}/{database}"),
+    }
+}
+
+/// A running SecantusDB with its data in a temporary directory, stopped on drop.
+struct Secantus {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Secantus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn secantus_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("DBCOMPARE_SECANTUS") {
+        return path.into();
+    }
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".tools/secantus/bin/secantusd-py");
+    assert!(
+        path.is_file(),
+        "SecantusDB is not installed: run 'provisioning/install.sh secantus' (these tests do not skip)"
+    );
+    path
+}
+
+/// Starts SecantusDB on a free port (commits synced to disk) and waits until it answers.
+fn secantus(database: &str) -> Secantus {
+    let dir = tempfile::Builder::new()
+        .prefix("dbcompare-secantus-")
+        .tempdir()
+        .unwrap();
+    let port = dbcompare::server::free_port().unwrap();
+    let mut child = Command::new(secantus_binary())
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .arg("--storage-path")
+        .arg(dir.path().join("data"))
+        .args(["--sync-on-commit", "--log-level", "WARNING"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting SecantusDB");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "SecantusDB exited before it answered"
+        );
+        assert!(
+            std::time::Instant::now() < deadline,
+            "SecantusDB did not answer within 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Secantus {
+        child,
+        url: format!("mongodb://127.0.0.1:{port}/{database}"),
+        _dir: dir,
+    }
+}
+
+mod mongodb_adapter_on_secantusdb {
+    use super::*;
+    use dbcompare::catalog::Transactions;
+    use dbcompare::report::model::PhaseKind;
+    use dbcompare::suite::Silent;
+    use dbcompare::suite::classic::{self, ClassicPlan, Workload};
+
+    /// Named for what it is, never as MongoDB: `SecantusDB 0.7.0b3 (MongoDB wire protocol,
+    /// reports 8.2.11)`.
+    fn is_secantus(version: &str) {
+        assert!(
+            version.starts_with("SecantusDB ")
+                && version.contains("(MongoDB wire protocol, reports "),
+            "{version}"
+        );
+    }
+
+    /// The classic suite at micro and tiny: session transactions (SecantusDB is a
+    /// single-node replica set), sizes from dbStats, the search through its unique index.
+    #[tokio::test]
+    async fn classic_suite_at_micro_and_tiny() {
+        let server = secantus("classic");
+        let connect =
+            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let plan = ClassicPlan::once(
+            vec!["micro".parse().unwrap(), "tiny".parse().unwrap()],
+            40,
+            11,
+        );
+        let mut result = StoreResult::new("mongodb on SecantusDB");
+        classic::run(
+            &common::clients(connect),
+            &Workload::generate(&plan),
+            &mut result,
+            &mut Silent,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e:#}"));
+        for (size, records) in [("micro", 100), ("tiny", 1_000)] {
+            let insert = result.phase(PhaseKind::Insert, size).unwrap();
+            let search = result.phase(PhaseKind::Search, size).unwrap();
+            assert_eq!((insert.ops, insert.errors), (records, 0), "{size}");
+            assert_eq!((search.ops, search.errors), (40 * records, 0), "{size}");
+        }
+        common::size_grew(&result);
+        let info = result.info.unwrap();
+        is_secantus(&info.version);
+        assert!(
+            info.write_path.starts_with("session transaction"),
+            "{}",
+            info.write_path
+        );
+        assert!(
+            info.search_path
+                .contains("IXSCAN dbcompare_records_unique_id"),
+            "{}",
+            info.search_path
+        );
+        assert_eq!(info.settings["storage_engine"], "wiredTiger");
+        assert!(
+            info.settings["topology"].starts_with("replica set"),
+            "{info:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn durability_is_read_back() {
+        let server = secantus("durability");
+        for (durability, journal) in [
+            (Durability::Durable, "true"),
+            (Durability::Relaxed, "false"),
+        ] {
+            let mut store =
+                common::connect_url(StoreKind::Mongodb, &server.url, durability, None).await;
+            let info = common::described(&mut store).await;
+            common::settings_are(
+                &info,
+                durability,
+                &[("write_concern", &format!("w:1, j:{journal}"))],
+            );
+            is_secantus(&info.version);
+        }
+    }
+
+    #[tokio::test]
+    async fn round_trip_in_session_transactions() {
+        let server = secantus("round_trip");
+        let mut store = common::connect_with(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+            Transactions::Always,
+        )
+        .await;
+        common::round_trip(&mut store, "mongodb on SecantusDB", true).await;
+    }
+
+    /// Every driver test has an operation on a MongoDB server, and every one runs.
+    #[tokio::test]
+    async fn driver_suite() {
+        let server = secantus("driver");
+        let connect =
+            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        driver_suite_on(connect, "mongodb on SecantusDB", Some(&[])).await;
+    }
+
+    /// `dbcompare check` on it: ready, named for what it is, inserts in transactions.
+    #[test]
+    fn check_says_what_answered() {
+        let server = secantus("check");
+        let out = assert_cmd::Command::cargo_bin("dbcompare")
+            .unwrap()
+            .args(["check", "--store", "mongodb", "--url"])
+            .arg(format!("mongodb={}", server.url))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert!(
+            stdout.contains("yes: SecantusDB ") && stdout.contains("reset ok, size ok"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("mongodb: session transaction: insert_one"),
+            "{stdout}"
+        );
+    }
+
+    /// The pool suite at reduced sizes, the Batch Insert in a session transaction.
+    #[tokio::test]
+    async fn pool_suite() {
+        let server = secantus("pool");
+        let connect = || async {
+            Ok(
+                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
+                    .await,
+            )
+        };
+        let sizes = PoolSizes {
+            rows: 2_000,
+            large_result: 660,
+            batch_rows: 1_000,
+        };
+        let result = pool_suite_on(&connect, "mongodb on SecantusDB", sizes, true).await;
+        let batch = result.phases.last().and_then(|p| p.operation.clone());
+        assert_eq!(
+            batch.as_deref(),
+            Some("insert_many of the whole batch, ordered, in one session transaction")
+        );
     }
 }
 
@@ -524,6 +827,26 @@ mod mongodb_adapter_on_jongodb {
         assert_eq!(store.pool_batch_count().await.unwrap(), 0);
         store.pool_batch_insert(&batch).await.unwrap();
         assert_eq!(store.pool_batch_count().await.unwrap(), 1_000);
+    }
+
+    /// jongodb keeps nothing on disk: `dbcompare check` says that no size can be measured.
+    #[test]
+    fn check_finds_that_no_size_can_be_measured() {
+        let server = jongodb("check");
+        let out = assert_cmd::Command::cargo_bin("dbcompare")
+            .unwrap()
+            .args(["check", "--store", "mongodb", "--url"])
+            .arg(format!("mongodb={}", server.url))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(stdout.contains("reset ok, size refused"), "{stdout}");
+        assert!(
+            stdout.contains("problem: measuring the on-disk size"),
+            "{stdout}"
+        );
+        assert!(stdout.contains("yes: jongodb (in-memory"), "{stdout}");
     }
 
     #[tokio::test]
