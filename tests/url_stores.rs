@@ -407,6 +407,35 @@ fn jongodb(database: &str) -> Jongodb {
     }
 }
 
+/// `dbcompare check --store mongodb` on the server at `url`: its exit code and output.
+fn check_mongodb(url: &str) -> (Option<i32>, String) {
+    let out = assert_cmd::Command::cargo_bin("dbcompare")
+        .unwrap()
+        .args(["check", "--store", "mongodb", "--url"])
+        .arg(format!("mongodb={url}"))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// The pool suite on the MongoDB-compatible server at `url`, at 2,000 rows (the test
+/// servers scan or write through slowly; the seed's 100,000 are for a real server): every
+/// test measured with zero errors.
+async fn mongodb_pool_suite(url: &str, name: &str) -> StoreResult {
+    let connect = || async {
+        Ok(common::connect_url(StoreKind::Mongodb, url, Durability::Durable, None).await)
+    };
+    let sizes = PoolSizes {
+        rows: 2_000,
+        large_result: 660,
+        batch_rows: 1_000,
+    };
+    pool_suite_on(&connect, name, sizes, true).await
+}
+
 /// A running SecantusDB with its data in a temporary directory, stopped on drop.
 struct Secantus {
     child: Child,
@@ -579,15 +608,8 @@ mod mongodb_adapter_on_secantusdb {
     /// `dbcompare check` on it: ready, named for what it is, inserts in transactions.
     #[test]
     fn check_says_what_answered() {
-        let server = secantus("check");
-        let out = assert_cmd::Command::cargo_bin("dbcompare")
-            .unwrap()
-            .args(["check", "--store", "mongodb", "--url"])
-            .arg(format!("mongodb={}", server.url))
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        let (code, stdout) = check_mongodb(&secantus("check").url);
+        assert_eq!(code, Some(0), "{stdout}");
         assert!(
             stdout.contains("yes: SecantusDB ") && stdout.contains("reset ok, size ok"),
             "{stdout}"
@@ -602,18 +624,7 @@ mod mongodb_adapter_on_secantusdb {
     #[tokio::test]
     async fn pool_suite() {
         let server = secantus("pool");
-        let connect = || async {
-            Ok(
-                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
-                    .await,
-            )
-        };
-        let sizes = PoolSizes {
-            rows: 2_000,
-            large_result: 660,
-            batch_rows: 1_000,
-        };
-        let result = pool_suite_on(&connect, "mongodb on SecantusDB", sizes, true).await;
+        let result = mongodb_pool_suite(&server.url, "mongodb on SecantusDB").await;
         let batch = result.phases.last().and_then(|p| p.operation.clone());
         assert_eq!(
             batch.as_deref(),
@@ -764,18 +775,7 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn pool_suite() {
         let server = jongodb("pool");
-        let connect = || async {
-            Ok(
-                common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None)
-                    .await,
-            )
-        };
-        let sizes = PoolSizes {
-            rows: 2_000,
-            large_result: 660,
-            batch_rows: 1_000,
-        };
-        let result = pool_suite_on(&connect, "mongodb on jongodb", sizes, true).await;
+        let result = mongodb_pool_suite(&server.url, "mongodb on jongodb").await;
         let batch = result.phases.last().and_then(|p| p.operation.clone());
         assert_eq!(
             batch.as_deref(),
@@ -832,15 +832,8 @@ mod mongodb_adapter_on_jongodb {
     /// jongodb keeps nothing on disk: `dbcompare check` says that no size can be measured.
     #[test]
     fn check_finds_that_no_size_can_be_measured() {
-        let server = jongodb("check");
-        let out = assert_cmd::Command::cargo_bin("dbcompare")
-            .unwrap()
-            .args(["check", "--store", "mongodb", "--url"])
-            .arg(format!("mongodb={}", server.url))
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        let (code, stdout) = check_mongodb(&jongodb("check").url);
+        assert_eq!(code, Some(1), "{stdout}");
         assert!(stdout.contains("reset ok, size refused"), "{stdout}");
         assert!(
             stdout.contains("problem: measuring the on-disk size"),
