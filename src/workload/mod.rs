@@ -6,7 +6,10 @@
 //! - [`driver`]: the driver suite's operations and tests, and its large values.
 //! - [`pool`]: the pool suite's table, rows, tests and sizes, and the one encoding of a row
 //!   for the stores without typed columns.
+//! - [`ycsb`]: YCSB's core workloads: their files, keys, generators, operation sequences and
+//!   values.
 
 pub mod driver;
 pub mod pool;
 pub mod record;
+pub mod ycsb;

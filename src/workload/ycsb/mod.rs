@@ -1,0 +1,583 @@
+//! YCSB's core workloads, as its `CoreWorkload` defines them: the workload's properties (from
+//! YCSB's own files, [`CORE`]), its keys (`user` + the FNV-64 hash of the record number, in
+//! hashed insert order), the operation sequence of a run (drawn with YCSB's generators, from
+//! a seed, so that every store gets the same one), and the values: derived from key, field
+//! and version, so that every read can be checked against what was last written.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::SeedableRng;
+
+pub mod generators;
+pub mod properties;
+
+use generators::{Hotspot, ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian};
+
+/// YCSB's six core workload files (`workloads/` of this repository), by letter.
+pub const CORE: [(char, &str); 6] = [
+    ('a', include_str!("../../../workloads/workloada")),
+    ('b', include_str!("../../../workloads/workloadb")),
+    ('c', include_str!("../../../workloads/workloadc")),
+    ('d', include_str!("../../../workloads/workloadd")),
+    ('e', include_str!("../../../workloads/workloade")),
+    ('f', include_str!("../../../workloads/workloadf")),
+];
+
+/// How a run chooses the record each operation works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Distribution {
+    Uniform,
+    /// Scrambled zipfian (constant 0.99), over the records plus the inserts expected.
+    Zipfian,
+    /// Skewed towards the records inserted last.
+    Latest,
+    /// `hotspotopnfraction` of the operations on `hotspotdatafraction` of the records.
+    Hotspot,
+    /// One record after the other.
+    Sequential,
+}
+
+/// How a scan's length is chosen, between `minscanlength` and `maxscanlength`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanLength {
+    Uniform,
+    Zipfian,
+}
+
+/// The share of each operation in a run (they sum to 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Proportions {
+    pub read: f64,
+    pub update: f64,
+    pub insert: f64,
+    pub scan: f64,
+    pub read_modify_write: f64,
+}
+
+/// A workload: YCSB's `CoreWorkload` properties.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    /// `a` to `f`, or the file's name.
+    pub name: String,
+    pub record_count: u64,
+    pub operation_count: u64,
+    pub table: String,
+    pub field_count: u16,
+    pub field_length: usize,
+    pub field_name_prefix: String,
+    pub read_all_fields: bool,
+    pub write_all_fields: bool,
+    pub proportions: Proportions,
+    pub distribution: Distribution,
+    pub hotspot_data_fraction: f64,
+    pub hotspot_opn_fraction: f64,
+    pub min_scan_length: u64,
+    pub max_scan_length: u64,
+    pub scan_length: ScanLength,
+    pub ordered_inserts: bool,
+    pub insert_start: u64,
+    /// Records the key choosers draw from (`recordcount - insertstart` when not given).
+    pub insert_count: Option<u64>,
+    pub zero_padding: usize,
+}
+
+impl Workload {
+    /// YCSB's `CoreWorkload` defaults (before any file).
+    pub fn defaults(name: &str) -> Self {
+        Workload {
+            name: name.to_string(),
+            record_count: 1_000,
+            operation_count: 1_000,
+            table: "usertable".to_string(),
+            field_count: 10,
+            field_length: 100,
+            field_name_prefix: "field".to_string(),
+            read_all_fields: true,
+            write_all_fields: false,
+            proportions: Proportions {
+                read: 0.95,
+                update: 0.05,
+                insert: 0.0,
+                scan: 0.0,
+                read_modify_write: 0.0,
+            },
+            distribution: Distribution::Uniform,
+            hotspot_data_fraction: 0.2,
+            hotspot_opn_fraction: 0.8,
+            min_scan_length: 1,
+            max_scan_length: 1_000,
+            scan_length: ScanLength::Uniform,
+            ordered_inserts: false,
+            insert_start: 0,
+            insert_count: None,
+            zero_padding: 1,
+        }
+    }
+
+    /// A core workload (`a` to `f`) with `overrides` on top (`--property`).
+    pub fn core(letter: char, overrides: &[properties::Property]) -> Result<Self, String> {
+        let (_, text) = CORE
+            .iter()
+            .find(|(l, _)| *l == letter.to_ascii_lowercase())
+            .ok_or_else(|| {
+                format!("--workload {letter}: YCSB's core workloads are a, b, c, d, e and f")
+            })?;
+        Self::from_text(
+            &letter.to_string(),
+            text,
+            &format!("workloads/workload{letter}"),
+            overrides,
+        )
+    }
+
+    /// A workload from the text of a YCSB workload file, `source` naming it in messages.
+    pub fn from_text(
+        name: &str,
+        text: &str,
+        source: &str,
+        overrides: &[properties::Property],
+    ) -> Result<Self, String> {
+        let mut w = Workload::defaults(name);
+        w.apply(&properties::parse(text, source)?)?;
+        w.apply(overrides)?;
+        w.check().map_err(|why| format!("{source}: {why}"))?;
+        Ok(w)
+    }
+
+    /// What no single key can be wrong about, checked once every key is read.
+    fn check(&self) -> Result<(), String> {
+        let p = self.proportions;
+        let sum = p.read + p.update + p.insert + p.scan + p.read_modify_write;
+        if (sum - 1.0).abs() > 1e-9 {
+            return Err(format!(
+                "the operation proportions sum to {sum}, not 1 (readproportion \
+                 {}, updateproportion {}, insertproportion {}, scanproportion {}, \
+                 readmodifywriteproportion {})",
+                p.read, p.update, p.insert, p.scan, p.read_modify_write
+            ));
+        }
+        if self.min_scan_length > self.max_scan_length {
+            return Err(format!(
+                "minscanlength {} is above maxscanlength {}",
+                self.min_scan_length, self.max_scan_length
+            ));
+        }
+        if self.insert_start + self.key_count() > self.record_count {
+            return Err(format!(
+                "insertstart {} + insertcount {} is above recordcount {}",
+                self.insert_start,
+                self.key_count(),
+                self.record_count
+            ));
+        }
+        Ok(())
+    }
+
+    /// The records the key choosers draw from.
+    pub fn key_count(&self) -> u64 {
+        self.insert_count
+            .unwrap_or(self.record_count.saturating_sub(self.insert_start))
+    }
+
+    /// YCSB's `buildKeyName`: `user` + the record number, hashed unless the inserts are
+    /// ordered, zero-padded to `zeropadding` digits.
+    pub fn key_name(&self, keynum: i64) -> String {
+        let n = if self.ordered_inserts {
+            keynum
+        } else {
+            generators::fnv_hash64(keynum)
+        };
+        format!("user{n:0>width$}", width = self.zero_padding)
+    }
+
+    /// `field0` to `field9` (with the workload's prefix and count).
+    pub fn field_names(&self) -> Vec<String> {
+        (0..self.field_count)
+            .map(|i| format!("{}{i}", self.field_name_prefix))
+            .collect()
+    }
+
+    /// The operation sequence of one run, on a store holding records `0..present` (the
+    /// load's, and the inserts of the runs before): `operationcount` operations drawn with
+    /// YCSB's generators from `seed`. Reads, updates and scans only name records already
+    /// inserted, as YCSB's acknowledged counter has them; inserts take the next numbers.
+    pub fn operations(&self, present: i64, seed: u64) -> Vec<Op> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // One stream per workload, so that two workloads of one seed differ.
+        rng.set_stream(self.name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        }));
+        let start = self.insert_start as i64;
+        let keys = self.key_count() as i64;
+        let p = self.proportions;
+        let expected_inserts = (self.operation_count as f64 * p.insert * 2.0) as i64;
+        let mut chooser = match self.distribution {
+            Distribution::Uniform => Chooser::Uniform(Uniform::new(start, start + keys - 1)),
+            Distribution::Zipfian => Chooser::Zipfian(ScrambledZipfian::new(
+                start,
+                start + keys + expected_inserts,
+            )),
+            Distribution::Latest => Chooser::Latest(SkewedLatest::new(present - 1)),
+            Distribution::Hotspot => Chooser::Hotspot(Hotspot::new(
+                start,
+                start + keys - 1,
+                self.hotspot_data_fraction,
+                self.hotspot_opn_fraction,
+            )),
+            Distribution::Sequential => {
+                Chooser::Sequential(Sequential::new(start, start + keys - 1))
+            }
+        };
+        let (min_scan, max_scan) = (self.min_scan_length as i64, self.max_scan_length as i64);
+        let mut scan_length = match self.scan_length {
+            ScanLength::Uniform => ScanChooser::Uniform(Uniform::new(min_scan, max_scan)),
+            ScanLength::Zipfian => ScanChooser::Zipfian(Zipfian::new(min_scan, max_scan)),
+        };
+        let fields = Uniform::new(0, i64::from(self.field_count) - 1);
+        let weights = [
+            (p.read, OpKind::Read),
+            (p.update, OpKind::Update),
+            (p.insert, OpKind::Insert),
+            (p.scan, OpKind::Scan),
+            (p.read_modify_write, OpKind::ReadModifyWrite),
+        ];
+        let mut next_insert = present;
+        let mut ops = Vec::with_capacity(self.operation_count as usize);
+        for _ in 0..self.operation_count {
+            // YCSB's DiscreteGenerator: the first kind whose share covers the draw.
+            let mut draw = generators::next_f64(&mut rng);
+            let kind = weights
+                .iter()
+                .filter(|(w, _)| *w > 0.0)
+                .find(|(w, _)| {
+                    let hit = draw < *w;
+                    draw -= *w;
+                    hit
+                })
+                .or_else(|| weights.iter().rev().find(|(w, _)| *w > 0.0))
+                .map(|&(_, k)| k)
+                .expect("the proportions sum to 1");
+            let last = next_insert - 1;
+            let one_field =
+                |rng: &mut ChaCha8Rng, all: bool| (!all).then(|| fields.next(rng) as u16);
+            let op = match kind {
+                OpKind::Read => {
+                    let key = chooser.key(&mut rng, last);
+                    Op::Read {
+                        key,
+                        field: one_field(&mut rng, self.read_all_fields),
+                    }
+                }
+                OpKind::Update => {
+                    let key = chooser.key(&mut rng, last);
+                    Op::Update {
+                        key,
+                        field: one_field(&mut rng, self.write_all_fields),
+                    }
+                }
+                OpKind::Insert => {
+                    next_insert += 1;
+                    Op::Insert { key: last + 1 }
+                }
+                OpKind::Scan => {
+                    let start = chooser.key(&mut rng, last);
+                    let len = scan_length.next(&mut rng) as u32;
+                    Op::Scan {
+                        start,
+                        len,
+                        field: one_field(&mut rng, self.read_all_fields),
+                    }
+                }
+                OpKind::ReadModifyWrite => {
+                    let key = chooser.key(&mut rng, last);
+                    let read_field = one_field(&mut rng, self.read_all_fields);
+                    Op::ReadModifyWrite {
+                        key,
+                        read_field,
+                        write_field: one_field(&mut rng, self.write_all_fields),
+                    }
+                }
+            };
+            ops.push(op);
+        }
+        ops
+    }
+}
+
+/// The record chooser of a run, with YCSB's rule that a record not inserted yet is drawn
+/// again.
+enum Chooser {
+    Uniform(Uniform),
+    Zipfian(ScrambledZipfian),
+    Latest(SkewedLatest),
+    Hotspot(Hotspot),
+    Sequential(Sequential),
+}
+
+impl Chooser {
+    /// A record number at most `last`.
+    fn key(&mut self, rng: &mut ChaCha8Rng, last: i64) -> i64 {
+        loop {
+            let key = match self {
+                Chooser::Uniform(g) => g.next(rng),
+                Chooser::Zipfian(g) => g.next(rng),
+                Chooser::Latest(g) => g.next(rng, last),
+                Chooser::Hotspot(g) => g.next(rng),
+                Chooser::Sequential(g) => g.next_value(),
+            };
+            // YCSB truncates to an int, then refuses numbers beyond the last insert.
+            let key = i64::from(key as i32);
+            if key <= last {
+                return key;
+            }
+        }
+    }
+}
+
+enum ScanChooser {
+    Uniform(Uniform),
+    Zipfian(Zipfian),
+}
+
+impl ScanChooser {
+    fn next(&mut self, rng: &mut ChaCha8Rng) -> i64 {
+        match self {
+            ScanChooser::Uniform(g) => g.next(rng),
+            ScanChooser::Zipfian(g) => g.next(rng),
+        }
+    }
+}
+
+/// The kinds of operation, as YCSB names them in its reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OpKind {
+    Read,
+    Update,
+    Insert,
+    Scan,
+    ReadModifyWrite,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 5] = [
+        OpKind::Read,
+        OpKind::Update,
+        OpKind::Insert,
+        OpKind::Scan,
+        OpKind::ReadModifyWrite,
+    ];
+
+    /// YCSB's name (`READ`, `READ-MODIFY-WRITE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "READ",
+            OpKind::Update => "UPDATE",
+            OpKind::Insert => "INSERT",
+            OpKind::Scan => "SCAN",
+            OpKind::ReadModifyWrite => "READ-MODIFY-WRITE",
+        }
+    }
+}
+
+/// One operation of a run, on record numbers (the key is [`Workload::key_name`]). A field
+/// of `None` is every field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read {
+        key: i64,
+        field: Option<u16>,
+    },
+    Update {
+        key: i64,
+        field: Option<u16>,
+    },
+    Insert {
+        key: i64,
+    },
+    Scan {
+        start: i64,
+        len: u32,
+        field: Option<u16>,
+    },
+    ReadModifyWrite {
+        key: i64,
+        read_field: Option<u16>,
+        write_field: Option<u16>,
+    },
+}
+
+impl Op {
+    pub fn kind(self) -> OpKind {
+        match self {
+            Op::Read { .. } => OpKind::Read,
+            Op::Update { .. } => OpKind::Update,
+            Op::Insert { .. } => OpKind::Insert,
+            Op::Scan { .. } => OpKind::Scan,
+            Op::ReadModifyWrite { .. } => OpKind::ReadModifyWrite,
+        }
+    }
+}
+
+const VALUE_ALPHABET: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// The value of `field` of record `key` at `version` (0: as loaded; each update writes the
+/// next): `len` alphanumerics derived from the three, so that any value read can be checked
+/// without keeping what was written.
+pub fn value(key: &str, field: u16, version: u32, len: usize) -> String {
+    let mut state = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    }) ^ (u64::from(field) << 48)
+        ^ (u64::from(version) << 16);
+    (0..len)
+        .map(|_| {
+            // SplitMix64: one step per character.
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            char::from(VALUE_ALPHABET[((u128::from(z) * 62) >> 64) as usize])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn core(letter: char) -> Workload {
+        Workload::core(letter, &[]).unwrap()
+    }
+
+    #[test]
+    fn the_six_core_files_read_as_ycsb_defines_them() {
+        let a = core('a');
+        assert_eq!((a.record_count, a.operation_count), (1000, 1000));
+        assert_eq!((a.field_count, a.field_length), (10, 100));
+        assert_eq!((a.proportions.read, a.proportions.update), (0.5, 0.5));
+        assert_eq!(a.distribution, Distribution::Zipfian);
+        assert!(a.read_all_fields && !a.write_all_fields);
+        assert_eq!(core('b').proportions.update, 0.05);
+        assert_eq!(core('c').proportions.read, 1.0);
+        let d = core('d');
+        assert_eq!(
+            (d.proportions.insert, d.distribution),
+            (0.05, Distribution::Latest)
+        );
+        let e = core('e');
+        assert_eq!((e.proportions.scan, e.max_scan_length), (0.95, 100));
+        assert_eq!(e.scan_length, ScanLength::Uniform);
+        assert_eq!(core('f').proportions.read_modify_write, 0.5);
+        assert!(
+            Workload::core('g', &[])
+                .unwrap_err()
+                .contains("a, b, c, d, e and f")
+        );
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_the_line() {
+        let refuse = |text: &str| Workload::from_text("x", text, "x.properties", &[]).unwrap_err();
+        let e = refuse("recordcount=1000\nreadproportion=0.5\nupdateproportion=0.4\n");
+        assert!(e.contains("sum to") && e.contains("x.properties"), "{e}");
+        let e = refuse("recordcount=0\n");
+        assert!(e.contains("x.properties line 1: recordcount=0"), "{e}");
+        let e = refuse("# c\nrequestdistribution=pareto\n");
+        assert!(
+            e.contains("line 2") && e.contains("not one of YCSB's"),
+            "{e}"
+        );
+        let e = refuse("requestdistribution=exponential\n");
+        assert!(e.contains("not supported"), "{e}");
+        let e = refuse("threadcount=8\n");
+        assert!(e.contains("--concurrency"), "{e}");
+        let e = refuse("colour=blue\n");
+        assert!(e.contains("not a key of YCSB's core workload"), "{e}");
+        let e = refuse("fieldlengthdistribution=zipfian\n");
+        assert!(e.contains("only constant"), "{e}");
+        let flag = properties::flag("recordcount=50").unwrap();
+        assert_eq!(Workload::core('a', &[flag]).unwrap().record_count, 50);
+        let e = Workload::core('a', &[properties::flag("maxscanlength=x").unwrap()]).unwrap_err();
+        assert!(e.starts_with("--property: maxscanlength=x"), "{e}");
+    }
+
+    #[test]
+    fn keys_are_ycsbs() {
+        let a = core('a');
+        assert_eq!(a.key_name(0), "user6284781860667377211");
+        assert_eq!(a.key_name(1), "user8517097267634966620");
+        let mut ordered = a.clone();
+        ordered.ordered_inserts = true;
+        ordered.zero_padding = 6;
+        assert_eq!(ordered.key_name(42), "user000042");
+        assert_eq!(a.field_names()[9], "field9");
+    }
+
+    #[test]
+    fn a_run_has_the_workloads_mix_and_is_the_same_for_a_seed() {
+        let a = core('a');
+        let ops = a.operations(1000, 7);
+        assert_eq!(ops, a.operations(1000, 7));
+        assert_ne!(ops, a.operations(1000, 8));
+        let mut by_kind: HashMap<OpKind, usize> = HashMap::new();
+        for op in &ops {
+            *by_kind.entry(op.kind()).or_default() += 1;
+        }
+        let reads = by_kind[&OpKind::Read];
+        assert!((440..=560).contains(&reads), "{by_kind:?}");
+        assert_eq!(reads + by_kind[&OpKind::Update], 1000);
+        for op in &ops {
+            match *op {
+                Op::Read { key, field } => assert!((0..1000).contains(&key) && field.is_none()),
+                Op::Update { key, field } => {
+                    assert!((0..1000).contains(&key) && field.is_some_and(|f| f < 10))
+                }
+                other => panic!("{other:?} in workload A"),
+            }
+        }
+    }
+
+    #[test]
+    fn inserts_take_the_next_records_and_reads_only_inserted_ones() {
+        for letter in ['d', 'e'] {
+            let w = core(letter);
+            let ops = w.operations(1000, 3);
+            let mut next = 1000;
+            for op in ops {
+                match op {
+                    Op::Insert { key } => {
+                        assert_eq!(key, next);
+                        next += 1;
+                    }
+                    Op::Read { key, .. } => assert!(key < next, "{letter}: {key} >= {next}"),
+                    Op::Scan { start, len, .. } => {
+                        assert!(start < next && (1..=100).contains(&len))
+                    }
+                    other => panic!("{other:?} in workload {letter}"),
+                }
+            }
+            assert!(next > 1000, "{letter} inserted nothing");
+        }
+        // Workload D reads mostly the newest records.
+        let ops = core('d').operations(1000, 3);
+        let recent = ops
+            .iter()
+            .filter(|op| matches!(op, Op::Read { key, .. } if *key >= 900))
+            .count();
+        assert!(
+            recent > 600,
+            "{recent} of ~950 reads among the newest tenth"
+        );
+    }
+
+    #[test]
+    fn values_are_derived_and_differ_by_key_field_and_version() {
+        let v = value("user1", 3, 0, 100);
+        assert_eq!(v.len(), 100);
+        assert!(v.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_eq!(v, value("user1", 3, 0, 100));
+        assert_ne!(v, value("user1", 3, 1, 100));
+        assert_ne!(v, value("user1", 4, 0, 100));
+        assert_ne!(v, value("user2", 3, 0, 100));
+    }
+}
