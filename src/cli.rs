@@ -121,6 +121,9 @@ pub enum Suite {
     /// After the asyncmy suite: a large result set, 50 concurrent connections, a
     /// connection pool, a batch insert, on a 100,000-row table.
     Pool,
+    /// YCSB's core workloads A to F (`--workload`, `--workload-file`, `--property`), every
+    /// answer checked: throughput and latency percentiles per operation type.
+    Ycsb,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -146,6 +149,21 @@ pub struct RunArgs {
     /// Searches per inserted record (the blog's 40).
     #[arg(long, value_name = "N", default_value = "40", value_parser = parse_positive)]
     pub searches_per_insert: NonZeroU64,
+
+    /// YCSB suite: the core workloads to run, in order, after the load (YCSB's recommended
+    /// order by default: a,b,c,f,d,e; e's scans need ordered keys).
+    #[arg(long = "workload", value_name = "LETTERS", value_delimiter = ',')]
+    pub workloads: Option<Vec<String>>,
+
+    /// YCSB suite: a workload file in YCSB's property format, run after `--workload`'s
+    /// (alone when `--workload` is not given). Repeatable.
+    #[arg(long = "workload-file", value_name = "PATH")]
+    pub workload_files: Vec<PathBuf>,
+
+    /// YCSB suite: a property set on top of every workload, as YCSB's `-p` (for example
+    /// `-p recordcount=100000 -p operationcount=100000`). Repeatable.
+    #[arg(long = "property", short = 'p', value_name = "KEY=VALUE")]
+    pub properties: Vec<String>,
 
     /// Driver suite: multiplies the seed's iteration counts (1 = the seed's 250,000 /
     /// 50,000 / 500,000).

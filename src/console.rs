@@ -90,6 +90,13 @@ impl Observer for Console {
         self.line(&text::phase_line(phase));
     }
 
+    fn status(&mut self, line: &str) {
+        // A progress bar says as much; without one (a log, a pipe), a line now and then.
+        if !self.quiet && !self.bars {
+            eprintln!("{line}");
+        }
+    }
+
     fn not_applicable(&mut self, test: &str) {
         self.line(&format!("{test}: not applicable"));
     }
@@ -100,7 +107,12 @@ impl Observer for Console {
             self.line(&format!(
                 "-- {}: medians of {} runs --",
                 result.store,
-                result.phases[0].runs.len()
+                result
+                    .phases
+                    .iter()
+                    .map(|p| p.runs.len())
+                    .max()
+                    .unwrap_or(0)
             ));
             for line in text::store_lines(result) {
                 self.line(&line);

@@ -16,7 +16,7 @@
 //! - [`cli`]: the command line (clap derive), no I/O.
 //! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete),
 //!   one launcher per server.
-//! - [`suite`]: the suites' runners (classic, driver, pool), the client's event loops,
+//! - [`suite`]: the suites' runners (classic, driver, pool, YCSB), the client's event loops,
 //!   open-loop pacing and the stall watchdog.
 //! - [`measure`]: timers, latency histograms, errors, CPU time and the counting allocator.
 //! - [`store`]: the [`store::Store`] trait and the suites' capability traits, the registry
@@ -24,7 +24,8 @@
 //! - [`report`]: the `run.json` model, its renderers (text, markdown, JSON: no I/O), the
 //!   statistics of repeated figures, and the one place that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
-//!   generator, the driver suite's operations, the pool suite's rows.
+//!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
+//!   generators and values.
 //! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
 //!   options, and what a store reports about itself.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the

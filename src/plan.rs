@@ -16,6 +16,8 @@ use crate::store::url::{StoreUrl, mask_userinfo};
 use crate::suite::classic::ClassicPlan;
 use crate::suite::driver::DriverPlan;
 use crate::suite::pool::PoolPlan;
+use crate::suite::ycsb::YcsbPlan;
+use crate::workload::ycsb::{Workload, properties};
 
 /// Concurrency levels in the order given, each once.
 fn dedup_levels(levels: &[std::num::NonZeroU64]) -> Vec<u32> {
@@ -68,6 +70,8 @@ pub struct RunPlan {
     pub classic: ClassicPlan,
     pub driver: DriverPlan,
     pub pool: PoolPlan,
+    /// Its workloads are empty unless the suite is `ycsb`.
+    pub ycsb: YcsbPlan,
     pub out: PathBuf,
     pub quiet: bool,
     pub durability: Durability,
@@ -202,6 +206,7 @@ impl RunPlan {
             (_, Some(n)) => n.get() as usize,
             (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
         };
+        let workloads = ycsb_workloads(args)?;
         Ok(RunPlan {
             suite: args.suite,
             stores,
@@ -224,6 +229,14 @@ impl RunPlan {
                 warmup_runs: args.warmup_runs,
                 runs: args.runs.get() as u32,
                 concurrency: dedup_levels(&args.concurrency),
+            },
+            ycsb: YcsbPlan {
+                workloads,
+                seed: args.seed,
+                warmup_runs: args.warmup_runs,
+                runs: args.runs.get() as u32,
+                concurrency: dedup_levels(&args.concurrency),
+                rate: args.rate.map(|r| r.get() as f64),
             },
             out: args.out.clone(),
             quiet: args.quiet,
@@ -273,8 +286,81 @@ impl RunPlan {
             concurrency: self.classic.concurrency.clone(),
             rate: self.classic.rate,
             client_threads: Some(self.client_threads as u32),
+            workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
         }
     }
+}
+
+/// YCSB's core workload letters in YCSB's recommended order (the inserting ones last).
+const DEFAULT_WORKLOADS: [&str; 6] = ["a", "b", "c", "f", "d", "e"];
+
+/// The YCSB suite's workloads (none for the other suites, which refuse its flags), each
+/// with `--property` on top, checked to share one load.
+fn ycsb_workloads(args: &RunArgs) -> Result<Vec<Workload>, UsageError> {
+    if args.suite != Suite::Ycsb {
+        let given = [
+            ("--workload", args.workloads.is_some()),
+            ("--workload-file", !args.workload_files.is_empty()),
+            ("--property", !args.properties.is_empty()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(UsageError::new(format!(
+                "{flag} belongs to the YCSB suite: add --suite ycsb"
+            )));
+        }
+        return Ok(Vec::new());
+    }
+    let overrides = args
+        .properties
+        .iter()
+        .map(|p| properties::flag(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError::new)?;
+    let letters: Vec<String> = match &args.workloads {
+        Some(given) => given.clone(),
+        None if args.workload_files.is_empty() => {
+            DEFAULT_WORKLOADS.iter().map(|l| l.to_string()).collect()
+        }
+        None => Vec::new(),
+    };
+    let mut workloads = Vec::new();
+    for letter in &letters {
+        let mut chars = letter.trim().chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            return Err(UsageError::new(format!(
+                "--workload {letter}: YCSB's core workloads are a, b, c, d, e and f (a file of \
+                 your own goes to --workload-file)"
+            )));
+        };
+        workloads.push(Workload::core(c, &overrides).map_err(UsageError::new)?);
+    }
+    for path in &args.workload_files {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError::new(format!("--workload-file {}: {e}", path.display())))?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let source = path.display().to_string();
+        workloads
+            .push(Workload::from_text(&name, &text, &source, &overrides).map_err(UsageError::new)?);
+    }
+    let mut names = HashSet::new();
+    for w in &workloads {
+        if !names.insert(w.name.as_str()) {
+            return Err(UsageError::new(format!(
+                "workload {} is given twice (a workload that inserts would insert its records \
+                 twice)",
+                w.name
+            )));
+        }
+    }
+    if let Some(first) = workloads.first() {
+        for w in &workloads[1..] {
+            first.same_load(w).map_err(UsageError::new)?;
+        }
+    }
+    Ok(workloads)
 }
 
 /// One event loop, unless an embedded store runs at a concurrency above 1 (or the driver

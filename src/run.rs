@@ -18,7 +18,7 @@ use crate::report::model::{Report, RunStatus, StoreResult, StoreStatus, Tool};
 use crate::setup::Setup;
 use crate::store::url::scrub;
 use crate::suite::clients::Clients;
-use crate::suite::{Observer, classic, driver, pool, watchdog};
+use crate::suite::{Observer, classic, driver, pool, watchdog, ycsb};
 
 /// Now, as RFC 3339 (seconds).
 fn now() -> String {
@@ -113,6 +113,7 @@ async fn run_store(
             Suite::Classic => classic::run(&clients, workload, result, observer).await,
             Suite::Driver => driver::run(&clients, &plan.driver, result, observer).await,
             Suite::Pool => pool::run(clients.connector(), &plan.pool, result, observer).await,
+            Suite::Ycsb => ycsb::run(&clients, &plan.ycsb, result, observer).await,
         }
     };
     let outcome = watchdog::guard(plan.stall_timeout, suite).await;

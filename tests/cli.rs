@@ -88,3 +88,97 @@ fn list_shows_sqlite_as_embedded() {
         .success()
         .stdout(predicate::str::is_match(r"sqlite\s+available\s+embedded SQLite 3\.").unwrap());
 }
+
+#[test]
+fn bad_ycsb_workloads_are_refused_before_anything_starts() {
+    let ycsb = |extra: &[&str], message: &str| {
+        let mut args = vec!["--store", "sqlite", "--suite", "ycsb"];
+        args.extend_from_slice(extra);
+        refused(&args, message);
+    };
+    ycsb(
+        &["--workload", "g"],
+        "YCSB's core workloads are a, b, c, d, e and f",
+    );
+    ycsb(&["--workload", "a,a"], "workload a is given twice");
+    ycsb(
+        &["-p", "recordcount=0"],
+        "recordcount=0: must be at least 1",
+    );
+    ycsb(
+        &["-p", "requestdistribution=pareto"],
+        "requestdistribution=pareto: not one of YCSB's: uniform, zipfian, latest",
+    );
+    ycsb(
+        &["-p", "nosuchkey=1"],
+        "nosuchkey=1: not a key of YCSB's core workload",
+    );
+    ycsb(&["-p", "recordcount"], "--property: expected KEY=VALUE");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine");
+    std::fs::write(
+        &file,
+        "recordcount=10\nreadproportion=0.5\nupdateproportion=0.4\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    ycsb(
+        &["--workload-file", file],
+        "the operation proportions sum to 0.9",
+    );
+    std::fs::write(
+        dir.path().join("other"),
+        "recordcount=10\nreadproportion=1\nupdateproportion=0\n",
+    )
+    .unwrap();
+    let other = dir.path().join("other");
+    ycsb(
+        &[
+            "--workload",
+            "a",
+            "--workload-file",
+            other.to_str().unwrap(),
+        ],
+        "differ in recordcount",
+    );
+    ycsb(
+        &["--workload-file", "/nonexistent/w"],
+        "--workload-file /nonexistent/w",
+    );
+    // The YCSB flags belong to the YCSB suite.
+    refused(
+        &["--store", "sqlite", "--workload", "a"],
+        "add --suite ycsb",
+    );
+}
+
+#[test]
+fn a_ycsb_run_on_sqlite_writes_its_report() {
+    let out = tempfile::tempdir().unwrap();
+    dbcompare()
+        .args(["--store", "sqlite", "--suite", "ycsb", "--workload", "a,e"])
+        .args(["-p", "recordcount=100", "-p", "operationcount=200"])
+        .args(["--runs", "1", "--warmup-runs", "0", "--out"])
+        .arg(out.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("a READ"))
+        .stdout(predicate::str::contains("e SCAN"))
+        .stdout(predicate::str::contains("99.99th(us)"));
+    let md = std::fs::read_to_string(out.path().join("results.md")).unwrap();
+    assert!(
+        md.contains("suite `ycsb`") && md.contains("- workloads"),
+        "{md}"
+    );
+    assert!(md.contains("- SCAN: SELECT"), "{md}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("run.json")).unwrap()).unwrap();
+    let phases = json["stores"][0]["phases"].as_array().unwrap();
+    let scan = phases
+        .iter()
+        .find(|p| p["size"]["name"] == "e SCAN")
+        .unwrap();
+    assert_eq!(scan["kind"], "ycsb");
+    assert_eq!(scan["errors"], 0);
+    assert!(scan["latency_us"]["p9999"].as_f64().unwrap() > 0.0);
+}

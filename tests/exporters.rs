@@ -22,8 +22,10 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
             mean: p50 * 1.1,
             p50,
             p90: p50 * 1.5,
+            p95: p50 * 2.0,
             p99: p50 * 3.0,
             p999: p50 * 7.0,
+            p9999: p50 * 20.0,
             max: p50 * 40.0,
         },
         cpu_us_per_op: p50 * 0.8,
@@ -90,8 +92,10 @@ fn fixture() -> Report {
             mean: 900.0,
             p50: 850.0,
             p90: 1500.0,
+            p95: 1800.0,
             p99: 2000.0,
             p999: 2100.0,
+            p9999: 2190.0,
             max: 2200.0,
         },
         max_behind_ms: 260.5,
@@ -155,6 +159,7 @@ fn fixture() -> Report {
             concurrency: vec![1, 2],
             rate: None,
             client_threads: Some(1),
+            workloads: Vec::new(),
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),
@@ -244,4 +249,64 @@ fn driver_suite_markdown() {
 #[test]
 fn driver_suite_text() {
     insta::assert_snapshot!(text::render(&driver_fixture()));
+}
+
+/// A YCSB run: workload E on a store with scans and on one without.
+fn ycsb_fixture() -> Report {
+    let mut report = fixture();
+    report.plan.suite = "ycsb".into();
+    report.plan.concurrency = vec![1];
+    report.plan.workloads = vec![
+        "e: 5% insert, 95% scan, zipfian, scans of 1 to 100 records; 1000 operations on 1000 \
+         records of 10 fields x 100 bytes"
+            .into(),
+    ];
+    let op = |name: &str, ops: u64, wall_ms: f64, p50: f64, how: Option<&str>| {
+        let size = Size {
+            name: name.into(),
+            records: ops,
+        };
+        let mut p = phase(PhaseKind::Ycsb, &size, ops, wall_ms, p50);
+        p.allocs_per_op = None;
+        p.bytes_per_op = None;
+        p.operation = how.map(str::to_string);
+        p
+    };
+    let mut ordered = StoreResult::new("ordered");
+    ordered.phases = vec![
+        op(
+            "load INSERT",
+            1000,
+            900.0,
+            800.0,
+            Some("INSERT of every field"),
+        ),
+        op("e INSERT", 50, 2000.0, 850.0, Some("INSERT of every field")),
+        op(
+            "e SCAN",
+            950,
+            2000.0,
+            1900.0,
+            Some("SELECT ... ORDER BY key LIMIT n"),
+        ),
+        op("e", 1000, 2000.0, 1850.0, None),
+    ];
+    let mut unordered = StoreResult::new("unordered");
+    unordered.phases = vec![
+        op("load INSERT", 1000, 700.0, 650.0, Some("put of every bin")),
+        op("e INSERT", 50, 40.0, 700.0, Some("put of every bin")),
+    ];
+    unordered.not_applicable = vec!["e SCAN".into()];
+    report.stores = vec![ordered, unordered];
+    report
+}
+
+#[test]
+fn ycsb_suite_markdown() {
+    insta::assert_snapshot!(markdown::render(&ycsb_fixture()));
+}
+
+#[test]
+fn ycsb_suite_text() {
+    insta::assert_snapshot!(text::render(&ycsb_fixture()));
 }

@@ -70,6 +70,7 @@ struct Lying(AnyStore);
 impl Store for Lying {
     type Driver = NotApplicable;
     type Pool = NotApplicable;
+    type Ycsb = NotApplicable;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         self.0.describe().await
@@ -142,6 +143,13 @@ async fn driver_suite(kind: StoreKind, not_applicable: &[&str]) {
         .find(|p| p.size.name == "PreparedQueryConcurrent16")
         .unwrap();
     assert_eq!(concurrent.concurrency, 16);
+}
+
+/// YCSB's six workloads at a small size, at one and four connections: zero errors.
+async fn ycsb_at_a_small_size(kind: StoreKind) {
+    let server = common::start(kind, Durability::Durable);
+    let connect = common::connector(&server, Durability::Durable);
+    common::ycsb_small(connect, kind.name(), &[]).await;
 }
 
 /// This process's TCP sockets connected to `port`, each with its TCP_NODELAY setting.
@@ -225,6 +233,11 @@ macro_rules! store_tests {
             #[tokio::test]
             async fn client_sockets_send_without_delay() {
                 sockets_send_without_delay($kind).await;
+            }
+
+            #[tokio::test]
+            async fn ycsb_core_workloads() {
+                ycsb_at_a_small_size($kind).await;
             }
         }
     };

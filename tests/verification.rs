@@ -36,6 +36,7 @@ struct Lying {
 impl Store for Lying {
     type Driver = NotApplicable;
     type Pool = NotApplicable;
+    type Ycsb = NotApplicable;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         self.inner.describe().await

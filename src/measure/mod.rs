@@ -80,8 +80,10 @@ pub fn latency(h: &Histogram<u64>) -> Latency {
         mean: h.mean() / 1000.0,
         p50: us(h.value_at_quantile(0.50)),
         p90: us(h.value_at_quantile(0.90)),
+        p95: us(h.value_at_quantile(0.95)),
         p99: us(h.value_at_quantile(0.99)),
         p999: us(h.value_at_quantile(0.999)),
+        p9999: us(h.value_at_quantile(0.9999)),
         max: us(h.max()),
     }
 }
@@ -250,6 +252,20 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         histogram: Some(encode_histogram(&histogram)),
         open_loop,
     }
+}
+
+/// Groups runs by phase (kind, size, concurrency), in first-run order, and aggregates each.
+pub fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
+    let mut order: Vec<(PhaseKind, String, u32)> = Vec::new();
+    let mut groups: BTreeMap<(PhaseKind, String, u32), Vec<PhaseRun>> = BTreeMap::new();
+    for r in runs {
+        let key = (r.kind, r.size.name.clone(), r.concurrency);
+        if !groups.contains_key(&key) {
+            order.push(key.clone());
+        }
+        groups.entry(key).or_default().push(r.clone());
+    }
+    order.iter().map(|key| aggregate(&groups[key])).collect()
 }
 
 #[cfg(test)]

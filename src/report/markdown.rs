@@ -91,13 +91,20 @@ pub fn render(report: &Report) -> String {
         .collect();
     let _ = writeln!(
         out,
-        "- run: {} {}, suite `{}`, stores {}, sizes {}, {} searches per inserted record, seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), search concurrency {}{}{}",
+        "- run: {} {}, suite `{}`, stores {}, {}seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), concurrency {}{}{}",
         report.tool.name,
         report.tool.version,
         p.suite,
         p.stores.join(", "),
-        sizes.join(", "),
-        p.searches_per_insert,
+        if p.suite == "classic" {
+            format!(
+                "sizes {}, {} searches per inserted record, ",
+                sizes.join(", "),
+                p.searches_per_insert
+            )
+        } else {
+            String::new()
+        },
         p.seed,
         p.durability,
         p.warmup_runs,
@@ -107,12 +114,19 @@ pub fn render(report: &Report) -> String {
             .map(u32::to_string)
             .collect::<Vec<_>>()
             .join(","),
-        p.rate
-            .map_or_else(String::new, |r| format!(", open loop at {r:.0} searches/s")),
+        p.rate.map_or_else(String::new, |r| format!(
+            ", open loop at {r:.0} operations/s"
+        )),
         p.client_threads.map_or_else(String::new, |n| format!(
             ", {n} client thread(s), one event loop each"
         ))
     );
+    if !p.workloads.is_empty() {
+        out.push_str("- workloads, after a load of the records:\n");
+        for w in &p.workloads {
+            let _ = writeln!(out, "  - {w}");
+        }
+    }
     let _ = writeln!(
         out,
         "- started {}, finished {}",
@@ -155,6 +169,19 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "- write: {}", i.write_path);
             let _ = writeln!(out, "- size: {}", i.size_method);
         }
+        let mut operations: Vec<(&str, &str)> = Vec::new();
+        for p in r.phases.iter().filter(|p| p.kind == PhaseKind::Ycsb) {
+            let kind = p.size.name.split_once(' ').map(|(_, k)| k);
+            if let (Some(kind), Some(how)) = (kind, p.operation.as_deref())
+                && !operations.iter().any(|(k, _)| *k == kind)
+            {
+                operations.push((kind, how));
+            }
+        }
+        let listed_operations = !operations.is_empty();
+        for (kind, how) in operations {
+            let _ = writeln!(out, "- {kind}: {how}");
+        }
         if let Some(why) = &r.size_error {
             let _ = writeln!(out, "- size unavailable: {why}");
         }
@@ -165,7 +192,8 @@ pub fn render(report: &Report) -> String {
                 human_size(*bytes)
             );
         }
-        if r.deployment.is_some() || r.info.is_some() || r.size_error.is_some() {
+        if r.deployment.is_some() || r.info.is_some() || r.size_error.is_some() || listed_operations
+        {
             out.push('\n');
         }
         let _ = writeln!(out, "```\n{}\n```\n", store_lines(r).join("\n"));
@@ -178,10 +206,23 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
-    out.push_str(
-        "## Recap\n\nWall time per phase in ms (the blog's figures), and sizes on disk:\n\n",
-    );
-    out.push_str(&time_table(report));
+    match super::text::suite_rows(report) {
+        Some((headers, rows)) => {
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            let _ = write!(
+                out,
+                "## Recap\n\n{}:\n\n{}",
+                super::text::suite_title(report),
+                table(&headers, &rows, 1)
+            );
+        }
+        None => {
+            out.push_str(
+                "## Recap\n\nWall time per phase in ms (the blog's figures), and sizes on disk:\n\n",
+            );
+            out.push_str(&time_table(report));
+        }
+    }
     out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
     let rows: Vec<Vec<String>> = report
         .stores

@@ -99,6 +99,9 @@ pub struct PlanSummary {
     /// Threads of the client's async runtime (absent in reports before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_threads: Option<u32>,
+    /// YCSB: each workload run, with its properties in brief.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -231,6 +234,9 @@ pub enum PhaseKind {
     Driver,
     /// A test of the pool suite (`size` names the test and its operations).
     Pool,
+    /// YCSB: the load, or one operation of a workload (`size` names them: `load INSERT`,
+    /// `a READ`) or the whole workload (`a`).
+    Ycsb,
 }
 
 impl PhaseKind {
@@ -241,6 +247,7 @@ impl PhaseKind {
             PhaseKind::Search => "SEARCH",
             PhaseKind::Driver => "DRIVER",
             PhaseKind::Pool => "POOL",
+            PhaseKind::Ycsb => "YCSB",
         }
     }
 }
@@ -331,7 +338,13 @@ pub struct Latency {
     pub mean: f64,
     pub p50: f64,
     pub p90: f64,
+    /// (absent in reports before it was recorded)
+    #[serde(default)]
+    pub p95: f64,
     pub p99: f64,
     pub p999: f64,
+    /// (absent in reports before it was recorded)
+    #[serde(default)]
+    pub p9999: f64,
     pub max: f64,
 }

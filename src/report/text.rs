@@ -39,6 +39,9 @@ pub fn size_line(which: &str, bytes: Option<u64>) -> String {
 /// The blog's line: `INSERT micro 100 41.20 ms`; for a driver test, the seed's:
 /// `PreparedQueryRow 25000 iterations: 0.352s  71023 queries/sec  5 allocs/query  149 B/query`.
 pub fn phase_line(p: &PhaseResult) -> String {
+    if p.kind == PhaseKind::Ycsb {
+        return ycsb_line(p);
+    }
     if p.kind == super::model::PhaseKind::Driver {
         let mut line = format!(
             "{} {} iterations: {:.6}s \t{:>9.0} queries/sec",
@@ -65,6 +68,45 @@ pub fn phase_line(p: &PhaseResult) -> String {
         p.size.records,
         p.wall_ms
     );
+    notes(p, &mut line);
+    line
+}
+
+/// go-ycsb's line for one operation type of a workload (`TOTAL`: every operation):
+/// `a READ - Takes(s): 1.2, Count: 512, OPS: 426.7, Avg(us): 2301, Min(us): 170, ...`.
+pub fn ycsb_line(p: &PhaseResult) -> String {
+    let (workload, kind) = p
+        .size
+        .name
+        .split_once(' ')
+        .unwrap_or((p.size.name.as_str(), "TOTAL"));
+    let l = &p.latency_us;
+    let us = |v: f64| format!("{v:.0}");
+    let mut line = format!(
+        "{:<24} - Takes(s): {:.1}, Count: {}, OPS: {:.1}, Avg(us): {}, Min(us): {}, \
+         Max(us): {}, 50th(us): {}, 90th(us): {}, 95th(us): {}, 99th(us): {}, 99.9th(us): {}, \
+         99.99th(us): {}",
+        format!("{workload} {kind}"),
+        p.wall_ms / 1e3,
+        p.ops,
+        p.ops_per_s,
+        us(l.mean),
+        us(l.min),
+        us(l.max),
+        us(l.p50),
+        us(l.p90),
+        us(l.p95),
+        us(l.p99),
+        us(l.p999),
+        us(l.p9999),
+    );
+    notes(p, &mut line);
+    line
+}
+
+/// What a phase's line adds after its figures: its concurrency, its open-loop response
+/// times, its errors, a schedule it fell behind.
+fn notes(p: &PhaseResult, line: &mut String) {
     if p.concurrency > 1 {
         let _ = write!(line, " (concurrency {})", p.concurrency);
     }
@@ -87,7 +129,6 @@ pub fn phase_line(p: &PhaseResult) -> String {
     if let Some(warning) = schedule_warning(p) {
         let _ = write!(line, "  WARNING: {warning}");
     }
-    line
 }
 
 /// An open-loop phase whose client could not keep to its schedule says so, by how much:
@@ -316,6 +357,7 @@ pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
             PhaseKind::Pool,
             PoolTest::ALL.iter().map(|t| t.name().to_string()).collect(),
         ),
+        "ycsb" => (PhaseKind::Ycsb, ycsb_rows(report)),
         _ => return None,
     };
     let mut headers = vec!["test".to_string()];
@@ -340,6 +382,12 @@ pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
                         format!("{:.0} ({a:.0}, {b:.0} B)", p.ops_per_s)
                     }
                     (PhaseKind::Driver, _, _) => format!("{:.0}", p.ops_per_s),
+                    (PhaseKind::Ycsb, _, _) => format!(
+                        "{:.0} ({} / {})",
+                        p.ops_per_s,
+                        human_us(p.latency_us.p99),
+                        human_us(p.latency_us.p9999)
+                    ),
                     _ => format!("{:.2} ms ({:.0}/s)", p.wall_ms, p.ops_per_s),
                 }
             }));
@@ -349,9 +397,31 @@ pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     Some((headers, rows))
 }
 
+/// The YCSB suite's rows: every workload's operation types and its total (`a READ`,
+/// `a`), in run order, across the stores (a store may have left some out).
+fn ycsb_rows(report: &Report) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    let names = report.stores.iter().flat_map(|s| {
+        s.phases
+            .iter()
+            .filter(|p| p.kind == PhaseKind::Ycsb)
+            .map(|p| p.size.name.clone())
+            .chain(s.not_applicable.iter().cloned())
+    });
+    for name in names {
+        if !rows.contains(&name) {
+            rows.push(name);
+        }
+    }
+    rows
+}
+
 /// What the suite table shows, for its title.
 pub fn suite_title(report: &Report) -> &'static str {
     match report.plan.suite.as_str() {
+        "ycsb" => {
+            "Operations per second by workload and operation type (median of the runs; in brackets p99 / p99.99 latency in microseconds over every run; a line without an operation type is the whole workload; n/a: the store has no such operation)"
+        }
         "driver" => {
             "Queries per second by test (median of the runs; in brackets allocations and bytes allocated per query; n/a: the store has no such operation)"
         }

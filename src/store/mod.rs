@@ -21,8 +21,10 @@ use crate::catalog::{Durability, StoreInfo, StoreKind, StoreOptions};
 use crate::workload::driver::DriverOp;
 use crate::workload::pool::{BenchRow, PoolTest};
 use crate::workload::record::Record;
+use crate::workload::ycsb::OpKind;
 
 pub mod registry;
+pub mod sql;
 pub mod url;
 
 pub mod aerospike;
@@ -41,6 +43,8 @@ pub trait Store: Send + Sized {
     type Driver: DriverSuite<Self>;
     /// [`Supported`] when the store implements [`PoolStore`], else [`NotApplicable`].
     type Pool: PoolSuite<Self>;
+    /// [`Supported`] when the store implements [`YcsbStore`], else [`NotApplicable`].
+    type Ycsb: YcsbSuite<Self>;
 
     /// Version, durability settings read back from the store, search and write paths and
     /// how the size is measured.
@@ -100,6 +104,80 @@ pub trait PoolStore: Store {
 
     /// Rows in `benchmark_batch`.
     fn pool_batch_count(&mut self) -> impl Future<Output = Result<u64>> + Send;
+}
+
+/// The YCSB suite's table (YCSB's `usertable`): its name and its fields, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YcsbTable {
+    pub name: String,
+    pub fields: Vec<String>,
+}
+
+/// A record's fields as read: field `i` at index `i`, `None` where it was not read.
+pub type YcsbFields = Vec<Option<String>>;
+
+/// A record's `count` fields as read, every one (`field` `None`) or the one asked for:
+/// `value(position, field)` gives the value of `field`, the `position`-th value the store
+/// returned (a column from the first field's on).
+pub fn ycsb_fields<E>(
+    count: usize,
+    field: Option<u16>,
+    mut value: impl FnMut(usize, usize) -> Result<String, E>,
+) -> Result<YcsbFields, E> {
+    let mut fields = vec![None; count];
+    match field {
+        Some(f) => fields[usize::from(f)] = Some(value(0, usize::from(f))?),
+        None => {
+            for (i, slot) in fields.iter_mut().enumerate() {
+                *slot = Some(value(i, i)?);
+            }
+        }
+    }
+    Ok(fields)
+}
+
+/// The YCSB suite's operations: YCSB's DB interface (insert, read, update, scan; a
+/// read-modify-write is a read and an update, as YCSB makes it).
+pub trait YcsbStore: Store {
+    /// What this store runs for `op`, or `None` when it has no such operation (a scan on a
+    /// store without ordered keys): those operations are reported as not applicable.
+    fn ycsb_operation(&self, op: OpKind) -> Option<&'static str>;
+
+    /// Drops and creates `table` (its key and its fields), empty, then uses it.
+    fn ycsb_reset(&mut self, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
+
+    /// Uses `table`, which another connection created (statements are prepared here).
+    fn ycsb_use(&mut self, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
+
+    /// Inserts a record: `values[i]` is field `i`.
+    fn ycsb_insert(
+        &mut self,
+        key: &str,
+        values: &[String],
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// The record's fields, every one (`None`) or one; `None` when there is no such record.
+    fn ycsb_read(
+        &mut self,
+        key: &str,
+        field: Option<u16>,
+    ) -> impl Future<Output = Result<Option<YcsbFields>>> + Send;
+
+    /// Writes these fields of a record.
+    fn ycsb_update(
+        &mut self,
+        key: &str,
+        values: &[(u16, String)],
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// Up to `count` records from `start` on, in the order of their keys' bytes, with their
+    /// fields as [`YcsbStore::ycsb_read`] gives them.
+    fn ycsb_scan(
+        &mut self,
+        start: &str,
+        count: u32,
+        field: Option<u16>,
+    ) -> impl Future<Output = Result<Vec<(String, YcsbFields)>>> + Send;
 }
 
 /// A store's `type Driver` or `type Pool`: it has that suite (and implements its trait).
@@ -200,6 +278,116 @@ impl<S> PoolSuite<S> for NotApplicable {
     }
     fn batch_count(_: &mut S) -> impl Future<Output = Result<u64>> + Send {
         no_pool_suite()
+    }
+}
+
+/// How the YCSB suite reaches a store of type `S` (see [`Store::Ycsb`]).
+pub trait YcsbSuite<S> {
+    fn operation(store: &S, op: OpKind) -> Option<&'static str>;
+    fn reset(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
+    fn use_table(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
+    fn insert(
+        store: &mut S,
+        key: &str,
+        values: &[String],
+    ) -> impl Future<Output = Result<()>> + Send;
+    fn read(
+        store: &mut S,
+        key: &str,
+        field: Option<u16>,
+    ) -> impl Future<Output = Result<Option<YcsbFields>>> + Send;
+    fn update(
+        store: &mut S,
+        key: &str,
+        values: &[(u16, String)],
+    ) -> impl Future<Output = Result<()>> + Send;
+    fn scan(
+        store: &mut S,
+        start: &str,
+        count: u32,
+        field: Option<u16>,
+    ) -> impl Future<Output = Result<Vec<(String, YcsbFields)>>> + Send;
+}
+
+impl<S: YcsbStore> YcsbSuite<S> for Supported {
+    fn operation(store: &S, op: OpKind) -> Option<&'static str> {
+        store.ycsb_operation(op)
+    }
+    fn reset(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send {
+        store.ycsb_reset(table)
+    }
+    fn use_table(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send {
+        store.ycsb_use(table)
+    }
+    fn insert(
+        store: &mut S,
+        key: &str,
+        values: &[String],
+    ) -> impl Future<Output = Result<()>> + Send {
+        store.ycsb_insert(key, values)
+    }
+    fn read(
+        store: &mut S,
+        key: &str,
+        field: Option<u16>,
+    ) -> impl Future<Output = Result<Option<YcsbFields>>> + Send {
+        store.ycsb_read(key, field)
+    }
+    fn update(
+        store: &mut S,
+        key: &str,
+        values: &[(u16, String)],
+    ) -> impl Future<Output = Result<()>> + Send {
+        store.ycsb_update(key, values)
+    }
+    fn scan(
+        store: &mut S,
+        start: &str,
+        count: u32,
+        field: Option<u16>,
+    ) -> impl Future<Output = Result<Vec<(String, YcsbFields)>>> + Send {
+        store.ycsb_scan(start, count, field)
+    }
+}
+
+/// The answer of every YCSB operation of a store without the suite (never asked for: the
+/// suite asks [`YcsbSuite::operation`] first).
+fn no_ycsb_suite<T>() -> std::future::Ready<Result<T>> {
+    std::future::ready(Err(anyhow!(
+        "the YCSB suite is not applicable to this store"
+    )))
+}
+
+impl<S> YcsbSuite<S> for NotApplicable {
+    fn operation(_: &S, _: OpKind) -> Option<&'static str> {
+        None
+    }
+    fn reset(_: &mut S, _: &YcsbTable) -> impl Future<Output = Result<()>> + Send {
+        no_ycsb_suite()
+    }
+    fn use_table(_: &mut S, _: &YcsbTable) -> impl Future<Output = Result<()>> + Send {
+        no_ycsb_suite()
+    }
+    fn insert(_: &mut S, _: &str, _: &[String]) -> impl Future<Output = Result<()>> + Send {
+        no_ycsb_suite()
+    }
+    fn read(
+        _: &mut S,
+        _: &str,
+        _: Option<u16>,
+    ) -> impl Future<Output = Result<Option<YcsbFields>>> + Send {
+        no_ycsb_suite()
+    }
+    fn update(_: &mut S, _: &str, _: &[(u16, String)]) -> impl Future<Output = Result<()>> + Send {
+        no_ycsb_suite()
+    }
+    fn scan(
+        _: &mut S,
+        _: &str,
+        _: u32,
+        _: Option<u16>,
+    ) -> impl Future<Output = Result<Vec<(String, YcsbFields)>>> + Send {
+        no_ycsb_suite()
     }
 }
 

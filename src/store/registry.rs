@@ -9,13 +9,14 @@ use anyhow::{Context, Result, anyhow};
 use super::url::{StoreUrl, bad_url};
 use super::{
     Adapter, ConnectSpec, DiskUsage, DriverStore, DriverSuite, PoolStore, PoolSuite, Store,
-    Supported,
+    Supported, YcsbFields, YcsbStore, YcsbSuite, YcsbTable,
 };
 use crate::catalog::{StoreInfo, StoreKind};
 use crate::error::UsageError;
 use crate::workload::driver::DriverOp;
 use crate::workload::pool::{BenchRow, PoolTest};
 use crate::workload::record::Record;
+use crate::workload::ycsb::OpKind;
 
 impl StoreKind {
     /// Opens a connection ready for [`Store::reset`]; a server store within the connect
@@ -89,6 +90,7 @@ macro_rules! stores {
         impl Store for AnyStore {
             type Driver = Supported;
             type Pool = Supported;
+            type Ycsb = Supported;
 
             async fn describe(&mut self) -> Result<StoreInfo> {
                 dispatch!(self, s: S => s.describe().await; $($kind => $store),+)
@@ -116,6 +118,30 @@ macro_rules! stores {
             }
             async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
                 dispatch!(self, s: S => <<S as Store>::Driver as DriverSuite<S>>::run(s, op, i).await; $($kind => $store),+)
+            }
+        }
+
+        impl YcsbStore for AnyStore {
+            fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::operation(s, op); $($kind => $store),+)
+            }
+            async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::reset(s, table).await; $($kind => $store),+)
+            }
+            async fn ycsb_use(&mut self, table: &YcsbTable) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::use_table(s, table).await; $($kind => $store),+)
+            }
+            async fn ycsb_insert(&mut self, key: &str, values: &[String]) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::insert(s, key, values).await; $($kind => $store),+)
+            }
+            async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::read(s, key, field).await; $($kind => $store),+)
+            }
+            async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> Result<()> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::update(s, key, values).await; $($kind => $store),+)
+            }
+            async fn ycsb_scan(&mut self, start: &str, count: u32, field: Option<u16>) -> Result<Vec<(String, YcsbFields)>> {
+                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::scan(s, start, count, field).await; $($kind => $store),+)
             }
         }
 

@@ -12,6 +12,7 @@ pub mod driver;
 pub mod open_loop;
 pub mod pool;
 pub mod watchdog;
+pub mod ycsb;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
 pub trait Observer: Send {
@@ -30,6 +31,8 @@ pub trait Observer: Send {
     fn store_finished(&mut self, _result: &StoreResult) {}
     /// A test the store has no operation for.
     fn not_applicable(&mut self, _test: &str) {}
+    /// A line on how a long phase is going (a progress bar cannot be drawn everywhere).
+    fn status(&mut self, _line: &str) {}
 }
 
 /// An observer that ignores everything.

@@ -61,6 +61,19 @@ impl Pacer {
     pub fn max_behind(&self) -> Duration {
         self.max_behind
     }
+
+    /// Adds this task's schedule to its run's (started by the first task added).
+    pub fn add_to(&self, run: &mut Option<measure::OpenLoopRun>) {
+        let run = run.get_or_insert_with(|| measure::OpenLoopRun {
+            rate: self.rate,
+            response: measure::new_histogram(),
+            max_behind: Duration::ZERO,
+        });
+        run.response
+            .add(&self.response)
+            .expect("histograms of one shape merge");
+        run.max_behind = run.max_behind.max(self.max_behind);
+    }
 }
 
 #[cfg(test)]

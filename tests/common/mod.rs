@@ -254,3 +254,81 @@ pub async fn driver_tiny<C: Connect<Store: DriverStore> + Send + 'static>(
     }
     result
 }
+
+/// The YCSB suite's six core workloads at a small size (`records` loaded, `operations`
+/// per workload), at one connection then four: every operation the store has runs with
+/// zero errors and is named; the ones it lacks (`lacking`, as `e SCAN`) are not
+/// applicable. Returns the store's result.
+pub async fn ycsb_small<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 'static>(
+    connect: C,
+    name: &str,
+    lacking: &[&str],
+) -> StoreResult {
+    use dbcompare::workload::ycsb::{self, properties};
+    let overrides = [
+        properties::flag("recordcount=200").unwrap(),
+        properties::flag("operationcount=400").unwrap(),
+    ];
+    let workloads: Vec<ycsb::Workload> = "abcfde"
+        .chars()
+        .map(|c| ycsb::Workload::core(c, &overrides).unwrap())
+        .collect();
+    let plan = dbcompare::suite::ycsb::YcsbPlan {
+        workloads: workloads.clone(),
+        seed: 11,
+        warmup_runs: 0,
+        runs: 1,
+        concurrency: vec![1, 4],
+        rate: None,
+    };
+    let mut result = StoreResult::new(name);
+    dbcompare::suite::ycsb::run(&clients(connect), &plan, &mut result, &mut Silent)
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+    assert_eq!(result.not_applicable, lacking, "{name}");
+    let load = result
+        .phase_at(PhaseKind::Ycsb, "load INSERT", 1)
+        .unwrap_or_else(|| panic!("{name}: no load in {:?}", result.phases));
+    assert_eq!((load.ops, load.errors), (200, 0), "{name}");
+    for w in &workloads {
+        for level in [1, 4] {
+            let of_workload: Vec<_> = result
+                .phases
+                .iter()
+                .filter(|p| p.concurrency == level)
+                .filter(|p| p.size.name.split(' ').next() == Some(w.name.as_str()))
+                .collect();
+            assert!(
+                !of_workload.is_empty(),
+                "{name}: workload {} x{level}",
+                w.name
+            );
+            for p in &of_workload {
+                assert_eq!(p.errors, 0, "{name} {} x{level}", p.size.name);
+                assert!(!p.incomplete, "{name} {} x{level}", p.size.name);
+                if p.size.name.contains(' ') {
+                    assert!(
+                        p.operation.is_some(),
+                        "{name}: {} names no operation",
+                        p.size.name
+                    );
+                }
+            }
+            // Every operation ran once, except the ones the store lacks.
+            let total = of_workload
+                .iter()
+                .find(|p| p.size.name == w.name)
+                .or(of_workload.first())
+                .unwrap();
+            let lacks = lacking
+                .iter()
+                .any(|l| l.split(' ').next() == Some(w.name.as_str()));
+            if lacks {
+                assert!(total.ops < 400, "{name} {} x{level}", w.name);
+            } else {
+                assert_eq!(total.ops, 400, "{name} {} x{level}", w.name);
+            }
+        }
+    }
+    result
+}

@@ -22,6 +22,7 @@ use crate::workload::record::{Data, Record, TABLE};
 
 mod driver;
 mod pool;
+mod ycsb;
 
 /// Secondary indexes reset creates on the `data` map's values, named after the set (index
 /// names are the namespace's, so two sets need names of their own): `<set>_name`,
@@ -170,6 +171,8 @@ pub struct AerospikeStore {
     driver_records: bool,
     /// Whether [`Store::close`] closed the client (so dropping it need not).
     closed: bool,
+    /// The YCSB table (a set of the namespace), once it is in use.
+    ycsb: Option<crate::store::YcsbTable>,
 }
 
 impl AerospikeStore {
@@ -264,6 +267,7 @@ impl Adapter for AerospikeStore {
             admin,
             indexes: Err("not created yet".to_string()),
             driver_records: false,
+            ycsb: None,
             closed: false,
         })
     }
@@ -272,6 +276,7 @@ impl Adapter for AerospikeStore {
 impl Store for AerospikeStore {
     type Driver = Supported;
     type Pool = Supported;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let build = self.info("build").await?;

@@ -35,6 +35,7 @@ use crate::workload::record::Record;
 
 mod driver;
 mod pool;
+mod ycsb;
 
 const DEFAULT: &str = "_default";
 
@@ -171,6 +172,8 @@ pub struct CouchbaseStore {
     query: bool,
     /// Whether the driver suite's fixed documents were written.
     driver_docs: bool,
+    /// The YCSB table, once it is in use.
+    ycsb: Option<crate::store::YcsbTable>,
 }
 
 impl CouchbaseStore {
@@ -261,6 +264,7 @@ impl Adapter for CouchbaseStore {
             durability: spec.durability,
             query: spec.options.couchbase_query,
             driver_docs: false,
+            ycsb: None,
         })
     }
 }
@@ -268,6 +272,7 @@ impl Adapter for CouchbaseStore {
 impl Store for CouchbaseStore {
     type Driver = Supported;
     type Pool = Supported;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let pools = self.management("/pools").await?;

@@ -27,6 +27,7 @@ use crate::workload::record::{Data, Record, TABLE};
 
 mod driver;
 mod pool;
+mod ycsb;
 
 use pool::BenchDoc;
 
@@ -141,6 +142,8 @@ pub struct MongoStore {
     /// The pool suite's collections, with the store's write concern.
     pool_data: Collection<BenchDoc>,
     pool_batch: Collection<BenchDoc>,
+    /// The YCSB table's collection, once it is in use.
+    ycsb: Option<ycsb::Table>,
 }
 
 fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
@@ -232,6 +235,7 @@ impl Adapter for MongoStore {
             durability: spec.durability,
             session,
             driver_docs: None,
+            ycsb: None,
             pool_data,
             pool_batch,
             topology: match set {
@@ -245,6 +249,7 @@ impl Adapter for MongoStore {
 impl Store for MongoStore {
     type Driver = Supported;
     type Pool = Supported;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let build = self

@@ -16,6 +16,7 @@ use crate::workload::record::{Data, Record};
 
 mod driver;
 mod pool;
+mod ycsb;
 
 /// JSON_UNQUOTE(JSON_EXTRACT(...)) works on MySQL 5.7+, 8.x and MariaDB alike
 /// (MariaDB has no `->>`).
@@ -70,6 +71,8 @@ pub struct MysqlStore {
     conn: Conn,
     prepared: Option<Prepared>,
     driver: Option<driver::DriverStatements>,
+    /// The YCSB table's statements, once it is in use.
+    ycsb: Option<ycsb::Prepared>,
     /// A local server's data directory, measured beside information_schema.
     data_dir: Option<PathBuf>,
     database: String,
@@ -163,6 +166,7 @@ impl Adapter for MysqlStore {
             conn,
             prepared: None,
             driver: None,
+            ycsb: None,
             data_dir: spec.data_dir.clone(),
             database,
         })
@@ -172,6 +176,7 @@ impl Adapter for MysqlStore {
 impl Store for MysqlStore {
     type Driver = Supported;
     type Pool = Supported;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let about = self.variables(&["version", "version_comment"]).await?;

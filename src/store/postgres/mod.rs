@@ -16,6 +16,7 @@ use crate::workload::record::{Data, Record};
 
 mod driver;
 mod pool;
+mod ycsb;
 
 const SCHEMA: &str = "
     DROP TABLE IF EXISTS dbcompare_records;
@@ -50,6 +51,8 @@ pub struct PostgresStore {
     client: Client,
     prepared: Option<Prepared>,
     driver: Option<driver::DriverStatements>,
+    /// The YCSB table's statements, once it is in use.
+    ycsb: Option<ycsb::Prepared>,
     /// A local server's data directory, measured beside pg_database_size.
     data_dir: Option<std::path::PathBuf>,
     /// The driver's connection task, on the event loop the connection was opened on.
@@ -119,6 +122,7 @@ impl Adapter for PostgresStore {
             client,
             prepared: None,
             driver: None,
+            ycsb: None,
             data_dir: spec.data_dir.clone(),
             connection,
         })
@@ -128,6 +132,7 @@ impl Adapter for PostgresStore {
 impl Store for PostgresStore {
     type Driver = Supported;
     type Pool = Supported;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let full: String = self.client.query_one("SELECT version()", &[]).await?.get(0);
@@ -254,10 +259,11 @@ impl Store for PostgresStore {
             client,
             prepared,
             driver,
+            ycsb,
             connection,
             ..
         } = self;
-        drop((prepared, driver, client));
+        drop((prepared, driver, ycsb, client));
         connection.await.context("the connection task")
     }
 }

@@ -18,6 +18,7 @@ use crate::workload::record::{Data, Record};
 
 mod driver;
 mod pool;
+mod ycsb;
 
 /// Every key of the benchmark starts with this.
 const PREFIX: &str = "dbcompare:";
@@ -76,6 +77,8 @@ pub struct RedisStore {
     data_dir: Option<PathBuf>,
     /// Whether the driver suite's fixed keys were written.
     driver_keys: bool,
+    /// The YCSB table's keys, once it is in use.
+    ycsb: Option<ycsb::Keys>,
 }
 
 impl RedisStore {
@@ -169,6 +172,7 @@ impl Adapter for RedisStore {
         Ok(RedisStore {
             conn,
             driver_keys: false,
+            ycsb: None,
             data_dir: spec.data_dir.clone(),
         })
     }
@@ -177,6 +181,7 @@ impl Adapter for RedisStore {
 impl Store for RedisStore {
     type Driver = Supported;
     type Pool = Supported;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         // KeyDB keeps its own fields in a section of its own (none on other servers).

@@ -17,6 +17,7 @@ use crate::store::{Adapter, ConnectSpec, DiskUsage, NotApplicable, Store, Suppor
 use crate::workload::record::{Data, Record, TABLE};
 
 mod driver;
+mod ycsb;
 
 const INSERT: &str = "INSERT INTO dbcompare_records \
     (id, unique_id, created_by, updated_by, deleted_by, created_at, data) \
@@ -51,6 +52,8 @@ pub struct SqliteStore {
     path: PathBuf,
     /// The temporary directory holding `path`, deleted on drop; `None` for `--sqlite-path`.
     _dir: Option<TempDir>,
+    /// The YCSB table's statements, once it is created.
+    ycsb: Option<crate::store::sql::YcsbStatements>,
 }
 
 impl SqliteStore {
@@ -87,6 +90,7 @@ impl SqliteStore {
             conn,
             path,
             _dir: dir,
+            ycsb: None,
         })
     }
 
@@ -142,6 +146,7 @@ impl Store for SqliteStore {
     type Driver = Supported;
     /// One file, no connections to pool.
     type Pool = NotApplicable;
+    type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let version: String = self

@@ -3,7 +3,6 @@
 //! each concurrency level, every answer checked. The whole sequence is repeated: warm-up
 //! runs first (discarded), then measured runs whose figures become medians.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::{Result, anyhow, bail};
@@ -11,7 +10,7 @@ use anyhow::{Result, anyhow, bail};
 use super::Observer;
 use super::clients::{Clients, Connect};
 use crate::measure::{self, PhaseRun};
-use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
+use crate::report::model::StoreResult;
 use crate::store::{DiskUsage, Store};
 use crate::workload::record::{self, Record, Size};
 
@@ -155,26 +154,9 @@ pub async fn run<C: Connect + Send + 'static>(
             break;
         }
     }
-    result.phases = aggregate_by_phase(&measured);
+    result.phases = measure::aggregate_by_phase(&measured);
     clients.close(connections).await;
     outcome
-}
-
-/// Groups runs by phase (kind, size, concurrency), in first-run order, and aggregates each.
-fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
-    let mut order: Vec<(PhaseKind, String, u32)> = Vec::new();
-    let mut groups: BTreeMap<(PhaseKind, String, u32), Vec<PhaseRun>> = BTreeMap::new();
-    for r in runs {
-        let key = (r.kind, r.size.name.clone(), r.concurrency);
-        if !groups.contains_key(&key) {
-            order.push(key.clone());
-        }
-        groups.entry(key).or_default().push(r.clone());
-    }
-    order
-        .iter()
-        .map(|key| measure::aggregate(&groups[key]))
-        .collect()
 }
 
 /// One run of the whole sequence. Sizes and settings are reported from the first run,
@@ -254,7 +236,7 @@ fn finish_phase(
     let errors: u64 = run.errors.values().sum();
     let stopped = run.incomplete;
     runs.push(run);
-    result.phases = aggregate_by_phase(&[before, runs.as_slice()].concat());
+    result.phases = measure::aggregate_by_phase(&[before, runs.as_slice()].concat());
     if let Some(first) = first_error {
         return Err(anyhow!("{label}: {errors} error(s); first: {first}"));
     }

@@ -255,15 +255,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
                 }
                 stopped |= t.stopped;
                 if let Some(p) = t.pacer {
-                    let ol = open_loop.get_or_insert_with(|| OpenLoopRun {
-                        rate: p.rate(),
-                        response: measure::new_histogram(),
-                        max_behind: std::time::Duration::ZERO,
-                    });
-                    ol.response
-                        .add(p.response())
-                        .expect("histograms of one shape merge");
-                    ol.max_behind = ol.max_behind.max(p.max_behind());
+                    p.add_to(&mut open_loop);
                 }
                 returned.push(t.store);
             }

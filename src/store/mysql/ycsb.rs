@@ -1,0 +1,173 @@
+//! MySQL's YCSB suite: YCSB's JDBC table in InnoDB, its key compared byte by byte
+//! (`utf8mb4_bin`, so that scans run in the same key order on every store), every statement
+//! prepared.
+
+use std::collections::HashMap;
+
+use anyhow::{Context, Result};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Params, Row, Statement, Value};
+
+use super::MysqlStore;
+use crate::store::sql::{Placeholders, YcsbStatements};
+use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
+use crate::workload::ycsb::OpKind;
+
+/// The YCSB table's statements, prepared on this connection.
+pub(super) struct Prepared {
+    text: YcsbStatements,
+    insert: Statement,
+    read_all: Statement,
+    read_one: Vec<Statement>,
+    scan_all: Statement,
+    scan_one: Vec<Statement>,
+    /// By the fields they set.
+    updates: HashMap<Vec<u16>, Statement>,
+}
+
+impl MysqlStore {
+    async fn prepare_ycsb(&mut self, table: &YcsbTable) -> Result<()> {
+        let text = YcsbStatements::new(table, Placeholders::Question);
+        let c = &mut self.conn;
+        let mut read_one = Vec::new();
+        let mut scan_one = Vec::new();
+        for (read, scan) in text.read_one.iter().zip(&text.scan_one) {
+            read_one.push(c.prep(read).await?);
+            scan_one.push(c.prep(scan).await?);
+        }
+        self.ycsb = Some(Prepared {
+            insert: c.prep(&text.insert).await?,
+            read_all: c.prep(&text.read_all).await?,
+            scan_all: c.prep(&text.scan_all).await?,
+            read_one,
+            scan_one,
+            updates: HashMap::new(),
+            text,
+        });
+        Ok(())
+    }
+}
+
+/// A row's fields from column `first` on: every one, or the one asked for.
+fn fields_of(row: &Row, first: usize, count: usize, field: Option<u16>) -> Result<YcsbFields> {
+    ycsb_fields(count, field, |position, _| -> Result<String> {
+        let i = first + position;
+        row.get_opt::<String, _>(i)
+            .context("a missing column")?
+            .map_err(|e| anyhow::anyhow!("column {i}: {e}"))
+    })
+}
+
+impl YcsbStore for MysqlStore {
+    fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
+        Some(match op {
+            OpKind::Read => "SELECT the fields WHERE ycsb_key = ? (prepared)",
+            OpKind::Update => "UPDATE ... SET field = ? WHERE ycsb_key = ? (prepared)",
+            OpKind::Insert => "INSERT of the key and every field (prepared)",
+            OpKind::Scan => "SELECT ... WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ? (prepared)",
+            OpKind::ReadModifyWrite => "the read, then the update (two statements, as YCSB)",
+        })
+    }
+
+    async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
+        let text = YcsbStatements::new(table, Placeholders::Question);
+        let t = &table.name;
+        self.conn
+            .query_drop(format!("DROP TABLE IF EXISTS {t}"))
+            .await
+            .context("dropping the YCSB table")?;
+        self.conn
+            .query_drop(format!(
+                "CREATE TABLE {t} ({}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 \
+                 COLLATE=utf8mb4_bin",
+                text.columns("VARCHAR(255)", "TEXT")
+            ))
+            .await
+            .context(
+                "creating the YCSB table (the user needs every privilege on the URL's \
+                 database: GRANT ALL ON <database>.* TO <user>)",
+            )?;
+        self.prepare_ycsb(table).await
+    }
+
+    async fn ycsb_use(&mut self, table: &YcsbTable) -> Result<()> {
+        self.prepare_ycsb(table).await
+    }
+
+    async fn ycsb_insert(&mut self, key: &str, values: &[String]) -> Result<()> {
+        let p = self
+            .ycsb
+            .as_ref()
+            .context("the YCSB table is not in use yet")?;
+        let mut params = Vec::with_capacity(values.len() + 1);
+        params.push(Value::from(key));
+        params.extend(values.iter().map(|v| Value::from(v.as_str())));
+        self.conn
+            .exec_drop(&p.insert, Params::Positional(params))
+            .await?;
+        Ok(())
+    }
+
+    async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
+        let p = self
+            .ycsb
+            .as_ref()
+            .context("the YCSB table is not in use yet")?;
+        let statement = match field {
+            Some(f) => &p.read_one[usize::from(f)],
+            None => &p.read_all,
+        };
+        let row: Option<Row> = self.conn.exec_first(statement, (key,)).await?;
+        row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
+            .transpose()
+    }
+
+    async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> Result<()> {
+        let fields: Vec<u16> = values.iter().map(|(f, _)| *f).collect();
+        let p = self
+            .ycsb
+            .as_mut()
+            .context("the YCSB table is not in use yet")?;
+        if !p.updates.contains_key(&fields) {
+            let statement = self.conn.prep(p.text.update(&fields)).await?;
+            p.updates.insert(fields.clone(), statement);
+        }
+        let mut params: Vec<Value> = values
+            .iter()
+            .map(|(_, v)| Value::from(v.as_str()))
+            .collect();
+        params.push(Value::from(key));
+        self.conn
+            .exec_drop(&p.updates[&fields], Params::Positional(params))
+            .await?;
+        // Rows changed: every update writes a value the record did not hold (a new version).
+        anyhow::ensure!(self.conn.affected_rows() == 1, "no record {key} to update");
+        Ok(())
+    }
+
+    async fn ycsb_scan(
+        &mut self,
+        start: &str,
+        count: u32,
+        field: Option<u16>,
+    ) -> Result<Vec<(String, YcsbFields)>> {
+        let p = self
+            .ycsb
+            .as_ref()
+            .context("the YCSB table is not in use yet")?;
+        let statement = match field {
+            Some(f) => &p.scan_one[usize::from(f)],
+            None => &p.scan_all,
+        };
+        let rows: Vec<Row> = self.conn.exec(statement, (start, count)).await?;
+        rows.iter()
+            .map(|r| {
+                let key: String = r
+                    .get_opt(0)
+                    .context("a missing key")?
+                    .map_err(|e| anyhow::anyhow!("the key: {e}"))?;
+                Ok((key, fields_of(r, 1, p.text.fields.len(), field)?))
+            })
+            .collect()
+    }
+}

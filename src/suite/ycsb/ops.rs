@@ -1,0 +1,476 @@
+//! One task of a YCSB run: its share of the operations, each timed around the store's calls
+//! alone and each answer checked against [`Truth`]. As in YCSB, a read-modify-write's read
+//! and update are also counted as a READ and an UPDATE.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Result;
+use hdrhistogram::Histogram;
+use tokio::time::Instant;
+
+use super::TaskOutcome;
+use super::truth::{Insert, Truth};
+use crate::interrupt;
+use crate::measure::{self, Errors};
+use crate::store::{YcsbFields, YcsbStore};
+use crate::suite::open_loop::Pacer;
+use crate::workload::ycsb::{self, Op, OpKind, Workload};
+
+/// How long an operation waits for the insert of its record, running on another
+/// connection, before it is an error.
+const INSERT_WAIT: Duration = Duration::from_secs(60);
+
+/// A wrong or failed operation: its kind (`store error`, `wrong value`, ...) and what
+/// happened.
+struct Problem {
+    kind: &'static str,
+    message: String,
+}
+
+fn problem(kind: &'static str, message: impl Into<String>) -> Problem {
+    Problem {
+        kind,
+        message: message.into(),
+    }
+}
+
+fn store_error(what: &str, e: &anyhow::Error) -> Problem {
+    problem("store error", format!("{what}: {e:#}"))
+}
+
+/// One task's share of a run: operations `task`, `task + tasks`, ...
+pub(super) struct Task<S> {
+    pub store: S,
+    pub workload: Arc<Workload>,
+    pub truth: Arc<Truth>,
+    pub ops: Arc<Vec<Op>>,
+    pub task: usize,
+    pub tasks: usize,
+    pub pacer: Option<Pacer>,
+    /// Operations done by every task of the run.
+    pub done: Arc<AtomicU64>,
+    /// Latencies of every task so far, for the status line (added to now and then).
+    pub live: Arc<Mutex<Histogram<u64>>>,
+}
+
+/// Operations a task times before it adds them to the run's live histogram.
+const LIVE_EVERY: u64 = 256;
+
+/// What waiting for a record's insert came to.
+enum Wait {
+    Ready,
+    /// Its insert failed (an error already counted): the operation is left out.
+    Skip,
+    /// The run is stopping.
+    Stop,
+}
+
+impl<S: YcsbStore> Task<S> {
+    pub(super) async fn run(mut self) -> TaskOutcome<S> {
+        let mut histograms: Vec<Histogram<u64>> = OpKind::ALL
+            .iter()
+            .map(|_| measure::new_histogram())
+            .collect();
+        let mut overall = measure::new_histogram();
+        let mut pending = measure::new_histogram();
+        let mut errors = Errors::default();
+        let mut stopped = false;
+        let ops = Arc::clone(&self.ops);
+        for i in (self.task..ops.len()).step_by(self.tasks.max(1)) {
+            if interrupt::requested() || self.truth.given_up() {
+                stopped = true;
+                break;
+            }
+            let op = ops[i];
+            match wait_for_record(&self.truth, op).await {
+                Ok(Wait::Ready) => {}
+                Ok(Wait::Skip) => continue,
+                Ok(Wait::Stop) => {
+                    stopped = true;
+                    break;
+                }
+                Err(p) => {
+                    if errors.count(p.kind, || {
+                        format!("operation {i}: {}: {}", p.kind, p.message)
+                    }) {
+                        stopped = true;
+                        break;
+                    }
+                    continue;
+                }
+            }
+            let due = match &self.pacer {
+                Some(p) => Some(p.wait_turn(i as u64).await),
+                None => None,
+            };
+            let started = Instant::now();
+            let mut timed = Timed::default();
+            let outcome = self.perform(op, &mut timed).await;
+            let ended = Instant::now();
+            measure::record(&mut overall, timed.total);
+            measure::record(&mut pending, timed.total);
+            if pending.len() >= LIVE_EVERY {
+                self.add_live(&mut pending);
+            }
+            for (kind, took) in &timed.parts {
+                measure::record(&mut histograms[kind_index(*kind)], *took);
+            }
+            if let (Some(p), Some(due)) = (self.pacer.as_mut(), due) {
+                p.finished(due, started, ended);
+            }
+            self.done.fetch_add(1, Ordering::Relaxed);
+            if let Err(p) = outcome
+                && errors.count(p.kind, || {
+                    format!(
+                        "operation {i} ({}): {}: {}",
+                        describe(op),
+                        p.kind,
+                        p.message
+                    )
+                })
+            {
+                stopped = true;
+                break;
+            }
+        }
+        if stopped {
+            self.truth.give_up();
+        }
+        self.add_live(&mut pending);
+        TaskOutcome {
+            store: self.store,
+            histograms,
+            overall,
+            errors,
+            stopped,
+            pacer: self.pacer,
+        }
+    }
+
+    fn add_live(&self, pending: &mut Histogram<u64>) {
+        if let Ok(mut live) = self.live.lock() {
+            live.add(&*pending).expect("histograms of one shape merge");
+        }
+        pending.reset();
+    }
+
+    async fn perform(&mut self, op: Op, timed: &mut Timed) -> Result<(), Problem> {
+        match op {
+            Op::Insert { key } => self.insert(key, timed).await,
+            Op::Read { key, field } => self.read(key, field, OpKind::Read, timed).await,
+            Op::Update { key, field } => self.update(key, field, OpKind::Update, timed).await,
+            Op::Scan { start, len, field } => self.scan(start, len, field, timed).await,
+            Op::ReadModifyWrite {
+                key,
+                read_field,
+                write_field,
+            } => {
+                let read = self.read(key, read_field, OpKind::Read, timed).await;
+                // The update runs even after a wrong read, as YCSB's does.
+                let update = self.update(key, write_field, OpKind::Update, timed).await;
+                timed.parts.push((OpKind::ReadModifyWrite, timed.total));
+                read.and(update)
+            }
+        }
+    }
+
+    async fn insert(&mut self, record: i64, timed: &mut Timed) -> Result<(), Problem> {
+        let w = &*self.workload;
+        let key = w.key_name(record);
+        let values: Vec<String> = (0..w.field_count)
+            .map(|f| ycsb::value(&key, f, 0, w.field_length))
+            .collect();
+        self.truth
+            .insert_started(record, &key)
+            .map_err(|e| problem("run error", format!("{e:#}")))?;
+        let t = Instant::now();
+        let outcome = self.store.ycsb_insert(&key, &values).await;
+        timed.add(OpKind::Insert, t.elapsed());
+        self.truth
+            .insert_ended(record, outcome.is_ok())
+            .map_err(|e| problem("run error", format!("{e:#}")))?;
+        outcome.map_err(|e| store_error(&format!("inserting {key}"), &e))
+    }
+
+    async fn read(
+        &mut self,
+        record: i64,
+        field: Option<u16>,
+        kind: OpKind,
+        timed: &mut Timed,
+    ) -> Result<(), Problem> {
+        let key = self.workload.key_name(record);
+        let windows = self.windows(record, field)?;
+        let t = Instant::now();
+        let outcome = self.store.ycsb_read(&key, field).await;
+        timed.add(kind, t.elapsed());
+        let found = outcome.map_err(|e| store_error(&format!("reading {key}"), &e))?;
+        let Some(fields) = found else {
+            return Err(problem(
+                "missing record",
+                format!("{key} (record {record}) was inserted, the store has no such record"),
+            ));
+        };
+        self.check_fields(record, &key, field, &fields, &windows)
+    }
+
+    async fn update(
+        &mut self,
+        record: i64,
+        field: Option<u16>,
+        kind: OpKind,
+        timed: &mut Timed,
+    ) -> Result<(), Problem> {
+        let w = &*self.workload;
+        let key = w.key_name(record);
+        let fields: Vec<u16> = match field {
+            Some(f) => vec![f],
+            None => (0..w.field_count).collect(),
+        };
+        let mut writes = Vec::with_capacity(fields.len());
+        let mut values = Vec::with_capacity(fields.len());
+        for &f in &fields {
+            let write = self
+                .truth
+                .write_started(record, f)
+                .map_err(|e| problem("run error", format!("{e:#}")))?;
+            values.push((f, ycsb::value(&key, f, write.version, w.field_length)));
+            writes.push((f, write));
+        }
+        let t = Instant::now();
+        let outcome = self.store.ycsb_update(&key, &values).await;
+        timed.add(kind, t.elapsed());
+        for (f, write) in writes {
+            self.truth
+                .write_ended(record, f, write, outcome.is_ok())
+                .map_err(|e| problem("run error", format!("{e:#}")))?;
+        }
+        outcome.map_err(|e| store_error(&format!("updating {key}"), &e))
+    }
+
+    async fn scan(
+        &mut self,
+        start_record: i64,
+        len: u32,
+        field: Option<u16>,
+        timed: &mut Timed,
+    ) -> Result<(), Problem> {
+        let start = self.workload.key_name(start_record);
+        let run_error = |e: anyhow::Error| problem("run error", format!("{e:#}"));
+        // What must come back: the records surely present now, with their fields' windows.
+        let expected = self
+            .truth
+            .present_from(&start, len as usize)
+            .map_err(run_error)?;
+        let mut lowest: std::collections::HashMap<i64, Vec<(u16, u32)>> =
+            std::collections::HashMap::with_capacity(expected.len());
+        for (_, record) in &expected {
+            let windows = self.windows(*record, field)?;
+            lowest.insert(
+                *record,
+                windows.iter().map(|&(f, low, _)| (f, low)).collect(),
+            );
+        }
+        let t = Instant::now();
+        let outcome = self.store.ycsb_scan(&start, len, field).await;
+        timed.add(OpKind::Scan, t.elapsed());
+        let rows = outcome.map_err(|e| store_error(&format!("scanning from {start}"), &e))?;
+        let wrong = |message: String| {
+            problem(
+                "wrong scan",
+                format!("scan of {len} from {start}: {message}"),
+            )
+        };
+        if rows.len() > len as usize {
+            return Err(wrong(format!("{} records returned", rows.len())));
+        }
+        let mut previous: Option<&str> = None;
+        for (key, fields) in &rows {
+            if key.as_str() < start.as_str() || previous.is_some_and(|p| key.as_str() <= p) {
+                return Err(wrong(format!(
+                    "{key} out of order (after {})",
+                    previous.unwrap_or(&start)
+                )));
+            }
+            previous = Some(key);
+            let Some(record) = self.truth.record_of(key) else {
+                return Err(wrong(format!("{key} was never inserted")));
+            };
+            // Records inserted during the scan: any version since the load.
+            let lows = lowest.get(&record);
+            let mut windows = Vec::new();
+            for (i, (f, _, high)) in self.windows(record, field)?.into_iter().enumerate() {
+                let low = lows.map_or(0, |l| l[i].1);
+                windows.push((f, low, high));
+            }
+            self.check_fields(record, key, field, fields, &windows)?;
+        }
+        // Every record surely present before the scan, up to the last one returned (or all
+        // of them when fewer came back than asked), must be there.
+        let returned: std::collections::HashSet<&str> =
+            rows.iter().map(|(k, _)| k.as_str()).collect();
+        let short = rows.len() < len as usize;
+        for (key, _) in &expected {
+            let covered = short || previous.is_some_and(|last| key.as_str() <= last);
+            if covered && !returned.contains(key.as_str()) {
+                return Err(wrong(format!(
+                    "{key} is missing ({} records returned)",
+                    rows.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Per field a read of `field` returns: the field, the lowest version it may be now, the
+    /// highest.
+    fn windows(&self, record: i64, field: Option<u16>) -> Result<Vec<(u16, u32, u32)>, Problem> {
+        let fields: Vec<u16> = match field {
+            Some(f) => vec![f],
+            None => (0..self.workload.field_count).collect(),
+        };
+        fields
+            .into_iter()
+            .map(|f| {
+                let w = self.truth.window(record, f)?;
+                Ok((f, w.lowest, w.highest))
+            })
+            .collect::<Result<_>>()
+            .map_err(|e| problem("run error", format!("{e:#}")))
+    }
+
+    /// Checks a record's fields as read against the versions each may be (`windows`, from
+    /// before the read; the highest is looked up again now, after it).
+    fn check_fields(
+        &self,
+        record: i64,
+        key: &str,
+        field: Option<u16>,
+        fields: &YcsbFields,
+        windows: &[(u16, u32, u32)],
+    ) -> Result<(), Problem> {
+        let w = &*self.workload;
+        let wrong = |message: String| problem("wrong value", format!("{key}: {message}"));
+        if fields.len() != usize::from(w.field_count) {
+            return Err(wrong(format!(
+                "{} fields, the table has {}",
+                fields.len(),
+                w.field_count
+            )));
+        }
+        for (i, value) in fields.iter().enumerate() {
+            let asked = field.is_none_or(|f| usize::from(f) == i);
+            match (asked, value) {
+                (true, None) => return Err(wrong(format!("field {i} is missing"))),
+                (false, Some(_)) => return Err(wrong(format!("field {i} came back unasked"))),
+                _ => {}
+            }
+        }
+        for &(f, lowest, _) in windows {
+            let Some(found) = &fields[usize::from(f)] else {
+                continue;
+            };
+            let highest = self
+                .truth
+                .highest(record, f)
+                .map_err(|e| problem("run error", format!("{e:#}")))?;
+            if ycsb::version_in(found, key, f, w.field_length, (lowest, highest)).is_none() {
+                let shown: String = found.chars().take(24).collect();
+                return Err(wrong(format!(
+                    "field {f} is {shown:?}{} ({} characters), not one of its versions \
+                     {lowest} to {highest}",
+                    if found.len() > 24 { "..." } else { "" },
+                    found.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Waits until the record `op` works on is inserted (by another connection, an
+/// operation earlier in the run): YCSB draws only acknowledged records, and so must a
+/// run that shares its operations out.
+async fn wait_for_record(truth: &Truth, op: Op) -> Result<Wait, Problem> {
+    let record = match op {
+        Op::Read { key, .. } | Op::Update { key, .. } => key,
+        Op::ReadModifyWrite { key, .. } => key,
+        Op::Insert { .. } | Op::Scan { .. } => return Ok(Wait::Ready),
+    };
+    let since = Instant::now();
+    let mut spins = 0_u32;
+    loop {
+        let state = truth
+            .insert_state(record)
+            .map_err(|e| problem("run error", format!("{e:#}")))?;
+        match state {
+            Insert::Done => return Ok(Wait::Ready),
+            Insert::Failed => return Ok(Wait::Skip),
+            Insert::NotStarted | Insert::Running => {}
+        }
+        if interrupt::requested() || truth.given_up() {
+            return Ok(Wait::Stop);
+        }
+        if since.elapsed() > INSERT_WAIT {
+            return Err(problem(
+                "missing record",
+                format!(
+                    "record {record} was not inserted within {}s",
+                    INSERT_WAIT.as_secs()
+                ),
+            ));
+        }
+        spins += 1;
+        if spins < 64 {
+            tokio::task::yield_now().await;
+        } else {
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+    }
+}
+
+/// `READ of record 92 (every field)`, `SCAN of 40 from record 7 (field 3)`.
+fn describe(op: Op) -> String {
+    let fields =
+        |f: Option<u16>| f.map_or_else(|| "every field".to_string(), |f| format!("field {f}"));
+    match op {
+        Op::Read { key, field } => format!("READ of record {key} ({})", fields(field)),
+        Op::Update { key, field } => format!("UPDATE of record {key} ({})", fields(field)),
+        Op::Insert { key } => format!("INSERT of record {key}"),
+        Op::Scan { start, len, field } => {
+            format!("SCAN of {len} from record {start} ({})", fields(field))
+        }
+        Op::ReadModifyWrite {
+            key,
+            read_field,
+            write_field,
+        } => format!(
+            "READ-MODIFY-WRITE of record {key} (reading {}, writing {})",
+            fields(read_field),
+            fields(write_field)
+        ),
+    }
+}
+
+fn kind_index(kind: OpKind) -> usize {
+    OpKind::ALL
+        .iter()
+        .position(|&k| k == kind)
+        .expect("every kind is in ALL")
+}
+
+/// The store calls of one operation, timed: each part by its kind, and their total.
+#[derive(Default)]
+struct Timed {
+    parts: Vec<(OpKind, Duration)>,
+    total: Duration,
+}
+
+impl Timed {
+    fn add(&mut self, kind: OpKind, took: Duration) {
+        self.parts.push((kind, took));
+        self.total += took;
+    }
+}

@@ -1,0 +1,380 @@
+//! What the store should hold: for every record whether it is inserted, and for every field
+//! the versions written, so that every value read can be checked (YCSB's `dataintegrity`,
+//! extended to updates). Values are derived from key, field and version, so nothing written
+//! is kept.
+//!
+//! With several connections at once, a read may see a field before or after an update that
+//! runs at the same time, and nothing else: a field's versions are handed out in order, and
+//! the version it is *settled* at moves only when an update ran alone (no other update of
+//! that field started or ended meanwhile), so the store surely holds it. A read is right
+//! when it returns a version between the field's settled version when the read started and
+//! the last version handed out when it ended.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Mutex;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use anyhow::{Result, bail};
+
+/// Records per lazily allocated chunk of state.
+const CHUNK: usize = 1 << 14;
+
+/// Record states.
+const ABSENT: u64 = 0;
+const INSERTING: u64 = 1;
+const PRESENT: u64 = 2;
+const FAILED: u64 = 3;
+
+/// Where a record's insert is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Insert {
+    NotStarted,
+    Running,
+    /// Acknowledged: the record is surely present.
+    Done,
+    /// The store refused it (an error was counted).
+    Failed,
+}
+
+/// A field's state in one word: the last version handed out (24 bits), the updates in
+/// flight (16 bits), the settled version (24 bits).
+const VERSION_BITS: u32 = 24;
+const VERSION_MASK: u64 = (1 << VERSION_BITS) - 1;
+const INFLIGHT_SHIFT: u32 = VERSION_BITS;
+const ISSUED_SHIFT: u32 = VERSION_BITS + 16;
+
+fn issued(word: u64) -> u64 {
+    word >> ISSUED_SHIFT
+}
+fn inflight(word: u64) -> u64 {
+    (word >> INFLIGHT_SHIFT) & 0xffff
+}
+fn settled(word: u64) -> u64 {
+    word & VERSION_MASK
+}
+fn pack(issued: u64, inflight: u64, settled: u64) -> u64 {
+    (issued << ISSUED_SHIFT) | (inflight << INFLIGHT_SHIFT) | settled
+}
+
+/// An update handed out: its version, and whether it started alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Write {
+    pub version: u32,
+    alone: bool,
+}
+
+/// The range of versions a read of a field may return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub lowest: u32,
+    pub highest: u32,
+}
+
+/// The state of every record and field of a run.
+pub struct Truth {
+    fields: usize,
+    /// Per chunk of records: `1 + fields` words per record (its state, then its fields).
+    chunks: Vec<OnceLock<Box<[AtomicU64]>>>,
+    /// Every key inserted or being inserted, in key order, with its record's number: for
+    /// checking scans.
+    keys: Option<Mutex<BTreeMap<String, i64>>>,
+    /// Set when a task gave up: the others stop waiting for its inserts.
+    given_up: AtomicBool,
+}
+
+impl Truth {
+    /// Room for records `0..capacity` of `fields` fields each; `scans` keeps the key order.
+    pub fn new(capacity: u64, fields: usize, scans: bool) -> Self {
+        let chunks = (capacity as usize).div_ceil(CHUNK).max(1);
+        Truth {
+            fields,
+            chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
+            keys: scans.then(|| Mutex::new(BTreeMap::new())),
+            given_up: AtomicBool::new(false),
+        }
+    }
+
+    fn word(&self, record: i64, slot: usize) -> Result<&AtomicU64> {
+        let r = usize::try_from(record)?;
+        let per = 1 + self.fields;
+        let Some(chunk) = self.chunks.get(r / CHUNK) else {
+            bail!("record {record} is beyond the room kept for the run");
+        };
+        let chunk = chunk.get_or_init(|| (0..CHUNK * per).map(|_| AtomicU64::new(0)).collect());
+        Ok(&chunk[(r % CHUNK) * per + slot])
+    }
+
+    /// An insert of `record` (key `key`) starts.
+    pub fn insert_started(&self, record: i64, key: &str) -> Result<()> {
+        let word = self.word(record, 0)?;
+        if word
+            .compare_exchange(ABSENT, INSERTING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            bail!("record {record} is inserted twice");
+        }
+        if let Some(keys) = &self.keys {
+            keys.lock()
+                .expect("no panics under the lock")
+                .insert(key.to_string(), record);
+        }
+        Ok(())
+    }
+
+    /// The insert of `record` ended: acknowledged, or refused.
+    pub fn insert_ended(&self, record: i64, acknowledged: bool) -> Result<()> {
+        let state = if acknowledged { PRESENT } else { FAILED };
+        self.word(record, 0)?.store(state, Ordering::Release);
+        Ok(())
+    }
+
+    /// Where the insert of `record` is.
+    pub fn insert_state(&self, record: i64) -> Result<Insert> {
+        Ok(match self.word(record, 0)?.load(Ordering::Acquire) {
+            ABSENT => Insert::NotStarted,
+            INSERTING => Insert::Running,
+            PRESENT => Insert::Done,
+            _ => Insert::Failed,
+        })
+    }
+
+    /// Whether `record` was surely present (its insert acknowledged).
+    pub fn present(&self, record: i64) -> Result<bool> {
+        Ok(self.insert_state(record)? == Insert::Done)
+    }
+
+    /// A task gave up (too many errors, or an interrupt): nobody waits for its inserts.
+    pub fn give_up(&self) {
+        self.given_up.store(true, Ordering::Release);
+    }
+
+    pub fn given_up(&self) -> bool {
+        self.given_up.load(Ordering::Acquire)
+    }
+
+    /// An update of `field` of `record` starts: the version it writes.
+    pub fn write_started(&self, record: i64, field: u16) -> Result<Write> {
+        let word = self.word(record, 1 + usize::from(field))?;
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            let next = issued(current) + 1;
+            if next > VERSION_MASK || inflight(current) == 0xffff {
+                bail!("more than {VERSION_MASK} updates of one field, or too many at once");
+            }
+            let new = pack(next, inflight(current) + 1, settled(current));
+            match word.compare_exchange_weak(current, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => {
+                    return Ok(Write {
+                        version: next as u32,
+                        alone: inflight(current) == 0,
+                    });
+                }
+                Err(seen) => current = seen,
+            }
+        }
+    }
+
+    /// The update `write` of `field` of `record` ended: when it was acknowledged and ran
+    /// alone, the store surely holds its version.
+    pub fn write_ended(
+        &self,
+        record: i64,
+        field: u16,
+        write: Write,
+        acknowledged: bool,
+    ) -> Result<()> {
+        let word = self.word(record, 1 + usize::from(field))?;
+        let mut current = word.load(Ordering::Acquire);
+        loop {
+            let still_alone = acknowledged
+                && write.alone
+                && inflight(current) == 1
+                && issued(current) == u64::from(write.version);
+            let settled_now = if still_alone {
+                u64::from(write.version)
+            } else {
+                settled(current)
+            };
+            let new = pack(issued(current), inflight(current) - 1, settled_now);
+            match word.compare_exchange_weak(current, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Ok(()),
+                Err(seen) => current = seen,
+            }
+        }
+    }
+
+    /// The versions a read of `field` of `record` starting now may see (its highest is
+    /// read again when the read ends: [`Truth::highest`]).
+    pub fn window(&self, record: i64, field: u16) -> Result<Window> {
+        let word = self
+            .word(record, 1 + usize::from(field))?
+            .load(Ordering::Acquire);
+        Ok(Window {
+            lowest: settled(word) as u32,
+            highest: issued(word) as u32,
+        })
+    }
+
+    /// The last version of `field` of `record` handed out.
+    pub fn highest(&self, record: i64, field: u16) -> Result<u32> {
+        let word = self
+            .word(record, 1 + usize::from(field))?
+            .load(Ordering::Acquire);
+        Ok(issued(word) as u32)
+    }
+
+    /// The number of `key`, if it is a record's inserted or being inserted.
+    pub fn record_of(&self, key: &str) -> Option<i64> {
+        self.keys
+            .as_ref()?
+            .lock()
+            .expect("no panics under the lock")
+            .get(key)
+            .copied()
+    }
+
+    /// The first `count` surely present records from `start` on, in key order: their keys
+    /// and numbers.
+    pub fn present_from(&self, start: &str, count: usize) -> Result<Vec<(String, i64)>> {
+        let Some(keys) = &self.keys else {
+            return Ok(Vec::new());
+        };
+        let keys = keys.lock().expect("no panics under the lock");
+        let mut found = Vec::with_capacity(count);
+        for (key, &record) in keys.range::<str, _>((Bound::Included(start), Bound::Unbounded)) {
+            if found.len() == count {
+                break;
+            }
+            if self.present(record)? {
+                found.push((key.clone(), record));
+            }
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_update_settles_its_version() {
+        let t = Truth::new(100, 3, false);
+        assert_eq!(
+            t.window(5, 1).unwrap(),
+            Window {
+                lowest: 0,
+                highest: 0
+            }
+        );
+        let w = t.write_started(5, 1).unwrap();
+        assert_eq!(w.version, 1);
+        // While it runs, a read may see the old value or the new one.
+        assert_eq!(
+            t.window(5, 1).unwrap(),
+            Window {
+                lowest: 0,
+                highest: 1
+            }
+        );
+        t.write_ended(5, 1, w, true).unwrap();
+        assert_eq!(
+            t.window(5, 1).unwrap(),
+            Window {
+                lowest: 1,
+                highest: 1
+            }
+        );
+        // Other fields and records are untouched.
+        assert_eq!(
+            t.window(5, 2).unwrap(),
+            Window {
+                lowest: 0,
+                highest: 0
+            }
+        );
+        assert_eq!(
+            t.window(6, 1).unwrap(),
+            Window {
+                lowest: 0,
+                highest: 0
+            }
+        );
+    }
+
+    #[test]
+    fn overlapping_updates_leave_either_version_possible_until_one_runs_alone() {
+        let t = Truth::new(10, 1, false);
+        let a = t.write_started(0, 0).unwrap();
+        let b = t.write_started(0, 0).unwrap();
+        t.write_ended(0, 0, b, true).unwrap();
+        t.write_ended(0, 0, a, true).unwrap();
+        // The store applied them in either order: versions 0 (settled before) to 2.
+        assert_eq!(
+            t.window(0, 0).unwrap(),
+            Window {
+                lowest: 0,
+                highest: 2
+            }
+        );
+        let c = t.write_started(0, 0).unwrap();
+        t.write_ended(0, 0, c, true).unwrap();
+        assert_eq!(
+            t.window(0, 0).unwrap(),
+            Window {
+                lowest: 3,
+                highest: 3
+            }
+        );
+        // A refused update settles nothing: the store may or may not hold it.
+        let d = t.write_started(0, 0).unwrap();
+        t.write_ended(0, 0, d, false).unwrap();
+        assert_eq!(
+            t.window(0, 0).unwrap(),
+            Window {
+                lowest: 3,
+                highest: 4
+            }
+        );
+    }
+
+    #[test]
+    fn inserts_and_key_order() {
+        let t = Truth::new(40_000, 1, true);
+        assert_eq!(t.insert_state(30_000).unwrap(), Insert::NotStarted);
+        t.insert_started(30_000, "user3").unwrap();
+        assert_eq!(t.insert_state(30_000).unwrap(), Insert::Running);
+        // Known while it runs, not yet surely present.
+        assert_eq!(t.record_of("user3"), Some(30_000));
+        assert!(t.present_from("user", 5).unwrap().is_empty());
+        t.insert_ended(30_000, true).unwrap();
+        assert!(t.present(30_000).unwrap());
+        assert!(t.insert_started(30_000, "user3").is_err(), "twice");
+        for (record, key) in [(1, "user1"), (2, "user20"), (3, "user2"), (4, "user21")] {
+            t.insert_started(record, key).unwrap();
+            t.insert_ended(record, record != 4).unwrap();
+        }
+        assert_eq!(t.insert_state(4).unwrap(), Insert::Failed);
+        let keys = |start, n| -> Vec<String> {
+            t.present_from(start, n)
+                .unwrap()
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        assert_eq!(keys("user2", 2), ["user2", "user20"]);
+        assert_eq!(
+            keys("user20", 5),
+            ["user20", "user3"],
+            "the failed one left out"
+        );
+        assert_eq!(t.record_of("user20"), Some(2));
+        assert_eq!(t.record_of("user9"), None);
+        assert!(t.word(40_000 + CHUNK as i64, 0).is_err());
+        assert!(!t.given_up());
+        t.give_up();
+        assert!(t.given_up());
+    }
+}

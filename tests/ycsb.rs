@@ -1,0 +1,165 @@
+//! The YCSB suite on SQLite (embedded: no server needed): the six core workloads, and a
+//! stored value changed or deleted behind the tool's back failing the run.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use dbcompare::catalog::{Durability, StoreKind, StoreOptions};
+use dbcompare::report::model::{PhaseKind, PhaseResult, StoreResult};
+use dbcompare::store::ConnectSpec;
+use dbcompare::suite::Observer;
+use dbcompare::suite::clients::Connect;
+use dbcompare::suite::ycsb::YcsbPlan;
+use dbcompare::workload::ycsb::{Op, Workload, properties};
+
+/// Connections to the SQLite file `path`.
+fn sqlite_at(path: &Path) -> impl Connect<Store = dbcompare::store::registry::AnyStore> + use<> {
+    let path = path.to_path_buf();
+    move || {
+        let spec = ConnectSpec {
+            url: None,
+            data_dir: None,
+            durability: Durability::Durable,
+            connect_timeout: std::time::Duration::from_secs(10),
+            options: StoreOptions {
+                sqlite_path: Some(path.clone()),
+                ..Default::default()
+            },
+        };
+        async move { StoreKind::Sqlite.connect(&spec).await }
+    }
+}
+
+#[tokio::test]
+async fn sqlite_runs_the_six_core_workloads() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = common::ycsb_small(sqlite_at(&dir.path().join("y.sqlite")), "sqlite", &[]).await;
+    // As in YCSB, workload F's read-modify-writes count as reads and updates too: every
+    // operation of F reads.
+    let f = |name: &str| result.phase_at(PhaseKind::Ycsb, name, 1).unwrap().ops;
+    assert!(
+        f("f READ-MODIFY-WRITE") > 100,
+        "{}",
+        f("f READ-MODIFY-WRITE")
+    );
+    assert_eq!(f("f READ"), 400);
+    assert_eq!(f("f UPDATE"), f("f READ-MODIFY-WRITE"));
+    // Workload E scans: its inserts and scans add up to the run.
+    assert_eq!(f("e SCAN") + f("e INSERT"), 400);
+}
+
+fn workload(letter: char) -> Workload {
+    let overrides = [
+        properties::flag("recordcount=100").unwrap(),
+        properties::flag("operationcount=200").unwrap(),
+    ];
+    Workload::core(letter, &overrides).unwrap()
+}
+
+/// Changes the stored data with its own connection once the load is done, as something
+/// other than the tool would.
+struct BehindTheBack {
+    path: PathBuf,
+    sql: String,
+    done: bool,
+}
+
+impl Observer for BehindTheBack {
+    fn phase_finished(&mut self, phase: &PhaseResult) {
+        if phase.size.name.starts_with("load") && !self.done {
+            let conn = rusqlite::Connection::open(&self.path).unwrap();
+            let changed = conn.execute(&self.sql, []).unwrap();
+            assert_eq!(changed, 1, "{}", self.sql);
+            self.done = true;
+        }
+    }
+}
+
+/// Runs `w` (after its load) on SQLite, changing the data with `sql` after the load: the
+/// run's error and its result.
+async fn tampered(w: Workload, sql: impl FnOnce(&Workload) -> String) -> (String, StoreResult) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("y.sqlite");
+    let plan = YcsbPlan {
+        workloads: vec![w.clone()],
+        seed: 3,
+        warmup_runs: 0,
+        runs: 1,
+        concurrency: vec![1],
+        rate: None,
+    };
+    let mut observer = BehindTheBack {
+        path: path.clone(),
+        sql: sql(&w),
+        done: false,
+    };
+    let mut result = StoreResult::new("sqlite");
+    let e = dbcompare::suite::ycsb::run(
+        &common::clients(sqlite_at(&path)),
+        &plan,
+        &mut result,
+        &mut observer,
+    )
+    .await
+    .expect_err("a changed value must fail the run");
+    assert!(observer.done);
+    (format!("{e:#}"), result)
+}
+
+/// The record the run's first operation of its kind works on (the run's operations are
+/// seeded: the suite draws the same ones).
+fn first_record(w: &Workload, pick: impl Fn(&Op) -> Option<i64>) -> i64 {
+    w.operations(w.record_count as i64, 3)
+        .iter()
+        .find_map(pick)
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_value_changed_behind_the_tools_back_fails_the_run() {
+    let (e, result) = tampered(workload('c'), |w| {
+        let record = first_record(w, |op| match op {
+            Op::Read { key, .. } => Some(*key),
+            _ => None,
+        });
+        // One character of one field of the record read first.
+        format!(
+            "UPDATE usertable SET field3 = 'X' || substr(field3, 2) WHERE ycsb_key = '{}'",
+            w.key_name(record)
+        )
+    })
+    .await;
+    assert!(e.contains("wrong value") && e.contains("field 3"), "{e}");
+    let read = result.phase(PhaseKind::Ycsb, "c READ").unwrap();
+    assert!(read.errors >= 1, "{read:?}");
+}
+
+#[tokio::test]
+async fn a_record_deleted_behind_the_tools_back_fails_reads_and_scans() {
+    let (e, _) = tampered(workload('c'), |w| {
+        let record = first_record(w, |op| match op {
+            Op::Read { key, .. } => Some(*key),
+            _ => None,
+        });
+        format!(
+            "DELETE FROM usertable WHERE ycsb_key = '{}'",
+            w.key_name(record)
+        )
+    })
+    .await;
+    assert!(e.contains("missing record"), "{e}");
+    // A scan that should have returned the record, and did not.
+    let (e, _) = tampered(workload('e'), |w| {
+        let start = first_record(w, |op| match op {
+            Op::Scan { start, len, .. } if *len > 1 => Some(*start),
+            _ => None,
+        });
+        format!(
+            "DELETE FROM usertable WHERE ycsb_key = '{}'",
+            w.key_name(start)
+        )
+    })
+    .await;
+    assert!(e.contains("wrong scan") && e.contains("is missing"), "{e}");
+}
