@@ -2,48 +2,31 @@
 //! (`utf8mb4_bin`, so that scans run in the same key order on every store), every statement
 //! prepared.
 
-use std::collections::HashMap;
-
 use anyhow::{Context, Result};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Params, Row, Statement, Value};
+use mysql_async::{Params, Row, Value};
 
-use super::MysqlStore;
-use crate::store::sql::{Placeholders, YcsbStatements};
+use super::{MysqlStore, STATEMENT_CACHE};
+use crate::store::sql::{Placeholders, Prepared, YcsbStatements};
 use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
 use crate::workload::ycsb::OpKind;
-
-/// The YCSB table's statements, prepared on this connection.
-pub(super) struct Prepared {
-    text: YcsbStatements,
-    insert: Statement,
-    read_all: Statement,
-    read_one: Vec<Statement>,
-    scan_all: Statement,
-    scan_one: Vec<Statement>,
-    /// By the fields they set.
-    updates: HashMap<Vec<u16>, Statement>,
-}
 
 impl MysqlStore {
     async fn prepare_ycsb(&mut self, table: &YcsbTable) -> Result<()> {
         let text = YcsbStatements::new(table, Placeholders::Question);
-        let c = &mut self.conn;
-        let mut read_one = Vec::new();
-        let mut scan_one = Vec::new();
-        for (read, scan) in text.read_one.iter().zip(&text.scan_one) {
-            read_one.push(c.prep(read).await?);
-            scan_one.push(c.prep(scan).await?);
+        // Every statement, and an update of each field and of all of them.
+        let needed = text.to_prepare().len() + text.fields.len() + 1;
+        anyhow::ensure!(
+            needed <= STATEMENT_CACHE,
+            "{} fields need {needed} prepared statements on a connection; the driver keeps \
+             {STATEMENT_CACHE} (fewer fields: -p fieldcount=...)",
+            text.fields.len()
+        );
+        let mut prepared = Vec::new();
+        for sql in text.to_prepare() {
+            prepared.push(self.conn.prep(sql).await?);
         }
-        self.ycsb = Some(Prepared {
-            insert: c.prep(&text.insert).await?,
-            read_all: c.prep(&text.read_all).await?,
-            scan_all: c.prep(&text.scan_all).await?,
-            read_one,
-            scan_one,
-            updates: HashMap::new(),
-            text,
-        });
+        self.ycsb = Some(Prepared::new(text, prepared));
         Ok(())
     }
 }
@@ -113,11 +96,7 @@ impl YcsbStore for MysqlStore {
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
-        let statement = match field {
-            Some(f) => &p.read_one[usize::from(f)],
-            None => &p.read_all,
-        };
-        let row: Option<Row> = self.conn.exec_first(statement, (key,)).await?;
+        let row: Option<Row> = self.conn.exec_first(p.read(field), (key,)).await?;
         row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
             .transpose()
     }
@@ -128,17 +107,20 @@ impl YcsbStore for MysqlStore {
             .ycsb
             .as_mut()
             .context("the YCSB table is not in use yet")?;
-        if !p.updates.contains_key(&fields) {
-            let statement = self.conn.prep(p.text.update(&fields)).await?;
-            p.updates.insert(fields.clone(), statement);
-        }
+        let statement = match p.update(&fields) {
+            Some(prepared) => prepared,
+            None => {
+                let prepared = self.conn.prep(p.text.update(&fields)).await?;
+                p.add_update(fields, prepared)
+            }
+        };
         let mut params: Vec<Value> = values
             .iter()
             .map(|(_, v)| Value::from(v.as_str()))
             .collect();
         params.push(Value::from(key));
         self.conn
-            .exec_drop(&p.updates[&fields], Params::Positional(params))
+            .exec_drop(statement, Params::Positional(params))
             .await?;
         // Rows changed: every update writes a value the record did not hold (a new version).
         anyhow::ensure!(self.conn.affected_rows() == 1, "no record {key} to update");
@@ -155,11 +137,7 @@ impl YcsbStore for MysqlStore {
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
-        let statement = match field {
-            Some(f) => &p.scan_one[usize::from(f)],
-            None => &p.scan_all,
-        };
-        let rows: Vec<Row> = self.conn.exec(statement, (start, count)).await?;
+        let rows: Vec<Row> = self.conn.exec(p.scan(field), (start, count)).await?;
         rows.iter()
             .map(|r| {
                 let key: String = r

@@ -52,7 +52,7 @@ pub struct PostgresStore {
     prepared: Option<Prepared>,
     driver: Option<driver::DriverStatements>,
     /// The YCSB table's statements, once it is in use.
-    ycsb: Option<ycsb::Prepared>,
+    ycsb: Option<crate::store::sql::Prepared<Statement>>,
     /// A local server's data directory, measured beside pg_database_size.
     data_dir: Option<std::path::PathBuf>,
     /// The driver's connection task, on the event loop the connection was opened on.

@@ -1,52 +1,27 @@
 //! PostgreSQL's YCSB suite: YCSB's JDBC table, its key compared byte by byte (`COLLATE "C"`,
 //! so that scans run in the same key order on every store), every statement prepared.
 
-use std::collections::HashMap;
-
 use anyhow::{Context, Result};
 use tokio_postgres::Statement;
 use tokio_postgres::types::ToSql;
 
 use super::PostgresStore;
-use crate::store::sql::{Placeholders, YcsbStatements};
+use crate::store::sql::{Placeholders, Prepared, YcsbStatements};
 use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
 use crate::workload::ycsb::OpKind;
-
-/// The YCSB table's statements, prepared on this connection.
-pub(super) struct Prepared {
-    text: YcsbStatements,
-    insert: Statement,
-    read_all: Statement,
-    read_one: Vec<Statement>,
-    scan_all: Statement,
-    scan_one: Vec<Statement>,
-    /// By the fields they set.
-    updates: HashMap<Vec<u16>, Statement>,
-}
 
 impl PostgresStore {
     async fn prepare_ycsb(&mut self, table: &YcsbTable) -> Result<()> {
         let text = YcsbStatements::new(table, Placeholders::Dollar);
-        let c = &self.client;
-        let mut read_one = Vec::new();
-        let mut scan_one = Vec::new();
-        for (read, scan) in text.read_one.iter().zip(&text.scan_one) {
-            read_one.push(c.prepare(read).await?);
-            scan_one.push(c.prepare(scan).await?);
+        let mut prepared = Vec::new();
+        for sql in text.to_prepare() {
+            prepared.push(self.client.prepare(sql).await?);
         }
-        self.ycsb = Some(Prepared {
-            insert: c.prepare(&text.insert).await?,
-            read_all: c.prepare(&text.read_all).await?,
-            scan_all: c.prepare(&text.scan_all).await?,
-            read_one,
-            scan_one,
-            updates: HashMap::new(),
-            text,
-        });
+        self.ycsb = Some(Prepared::new(text, prepared));
         Ok(())
     }
 
-    fn prepared(&self) -> Result<&Prepared> {
+    fn prepared(&self) -> Result<&Prepared<Statement>> {
         self.ycsb
             .as_ref()
             .context("the YCSB table is not in use yet (ycsb_reset or ycsb_use first)")
@@ -104,11 +79,7 @@ impl YcsbStore for PostgresStore {
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
         let p = self.prepared()?;
-        let statement = match field {
-            Some(f) => &p.read_one[usize::from(f)],
-            None => &p.read_all,
-        };
-        let row = self.client.query_opt(statement, &[&key]).await?;
+        let row = self.client.query_opt(p.read(field), &[&key]).await?;
         row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
             .transpose()
     }
@@ -119,11 +90,13 @@ impl YcsbStore for PostgresStore {
             .ycsb
             .as_mut()
             .context("the YCSB table is not in use yet")?;
-        if !p.updates.contains_key(&fields) {
-            let statement = self.client.prepare(&p.text.update(&fields)).await?;
-            p.updates.insert(fields.clone(), statement);
-        }
-        let statement = &p.updates[&fields];
+        let statement = match p.update(&fields) {
+            Some(prepared) => prepared,
+            None => {
+                let prepared = self.client.prepare(&p.text.update(&fields)).await?;
+                p.add_update(fields, prepared)
+            }
+        };
         let mut params: Vec<&(dyn ToSql + Sync)> = values
             .iter()
             .map(|(_, v)| v as &(dyn ToSql + Sync))
@@ -141,13 +114,9 @@ impl YcsbStore for PostgresStore {
         field: Option<u16>,
     ) -> Result<Vec<(String, YcsbFields)>> {
         let p = self.prepared()?;
-        let statement = match field {
-            Some(f) => &p.scan_one[usize::from(f)],
-            None => &p.scan_all,
-        };
         let rows = self
             .client
-            .query(statement, &[&start, &i64::from(count)])
+            .query(p.scan(field), &[&start, &i64::from(count)])
             .await?;
         rows.iter()
             .map(|r| Ok((r.try_get(0)?, fields_of(r, 1, p.text.fields.len(), field)?)))

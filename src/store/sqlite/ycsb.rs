@@ -68,10 +68,7 @@ impl YcsbStore for SqliteStore {
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
         let st = self.statements()?;
-        let sql = match field {
-            Some(f) => &st.read_one[usize::from(f)],
-            None => &st.read_all,
-        };
+        let sql = st.read(field);
         let count = st.fields.len();
         Ok(self
             .conn
@@ -100,10 +97,7 @@ impl YcsbStore for SqliteStore {
         field: Option<u16>,
     ) -> Result<Vec<(String, YcsbFields)>> {
         let st = self.statements()?;
-        let sql = match field {
-            Some(f) => &st.scan_one[usize::from(f)],
-            None => &st.scan_all,
-        };
+        let sql = st.scan(field);
         let fields = st.fields.len();
         let mut stmt = self.conn.prepare_cached(sql)?;
         let rows = stmt.query_map(rusqlite::params![start, count], |row| {
