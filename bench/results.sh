@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates results.md at the root of the repository from real runs, with a release build:
-# the classic suite, then the YCSB suite (workloads a,b,c,f,d,e on RECORDS records, OPERATIONS
+# Regenerates the published results from real runs, with a release build: the classic
+# suite, then the YCSB suite (workloads a,b,c,f,d,e on RECORDS records, OPERATIONS
 # operations each, default 10,000), each on every store that can run here (`--store all`).
-# results.md is the two runs' own markdown, one after the other, unedited.
+#
+# Each run's whole output directory (run.json, results.md, report.html, results.csv,
+# series.csv, charts/) goes to docs/results/classic and docs/results/ycsb. results.md at the
+# root of the repository is the two runs' own markdown, one after the other, unedited but
+# for the charts' links (rewritten to where the charts are); report.html at the root is the
+# classic run's page (the YCSB run's is docs/results/ycsb/report.html).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${RECORDS:-10000}
@@ -13,9 +18,16 @@ trap 'rm -rf "$work"' EXIT
 ./target/release/dbcompare run --store all --suite classic --out "$work/classic"
 ./target/release/dbcompare run --store all --suite ycsb \
   -p "recordcount=$records" -p "operationcount=$operations" --out "$work/ycsb"
+for suite in classic ycsb; do
+  rm -rf "docs/results/$suite"
+  mkdir -p docs/results
+  cp -r "$work/$suite" "docs/results/$suite"
+done
 {
-  cat "$work/classic/results.md"
+  sed 's#](charts/#](docs/results/classic/charts/#' "$work/classic/results.md"
   echo
-  sed '1s/^# dbcompare results$/# dbcompare results: the YCSB suite/' "$work/ycsb/results.md"
+  sed -e '1s/^# dbcompare results$/# dbcompare results: the YCSB suite/' \
+    -e 's#](charts/#](docs/results/ycsb/charts/#' "$work/ycsb/results.md"
 } > results.md
-echo "wrote results.md"
+cp "$work/classic/report.html" report.html
+echo "wrote results.md, report.html and docs/results/{classic,ycsb}"

@@ -10,6 +10,8 @@
 #   provisioning/install.sh secantus          # SecantusDB, a MongoDB-wire-compatible server
 #                                             # on WiredTiger the adapter's tests run
 #                                             # against (PyPI package, into .tools/)
+#   provisioning/install.sh chromium          # headless Chromium, for the test that opens
+#                                             # report.html in a real browser
 #
 # MongoDB, Aerospike and Couchbase are not in Debian's archive: provisioning/mongodb.sh,
 # aerospike.sh and couchbase.sh install them from their vendors.
@@ -20,7 +22,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|secantus|shellcheck]..." >&2
+  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|secantus|shellcheck|chromium]..." >&2
   exit 2
 }
 
@@ -46,6 +48,7 @@ installed_postgres() {
 installed_mysql() { command -v mariadbd >/dev/null || command -v mysqld >/dev/null || [ -x /usr/sbin/mariadbd ] || [ -x /usr/sbin/mysqld ]; }
 installed_redis() { command -v redis-server >/dev/null; }
 installed_shellcheck() { command -v shellcheck >/dev/null; }
+installed_chromium() { command -v chromium >/dev/null; }
 
 packages=()
 for store in "$@"; do
@@ -55,6 +58,7 @@ for store in "$@"; do
     mysql) if installed_mysql; then echo "mysql: already installed"; else packages+=(mariadb-server); fi ;;
     redis) if installed_redis; then echo "redis: already installed"; else packages+=(redis-server); fi ;;
     shellcheck) if installed_shellcheck; then echo "shellcheck: already installed"; else packages+=(shellcheck); fi ;;
+    chromium) if installed_chromium; then echo "chromium: already installed"; else packages+=(chromium); fi ;;
     jongodb)
       if [ -x "$jongodb_bin" ]; then
         echo "jongodb: already installed"

@@ -318,7 +318,7 @@ pub enum Transactions {
 }
 
 /// A store's own description of itself, read back from it at the start of its run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StoreInfo {
     /// Product and version as the store reports it (`SQLite 3.46.0`).
     pub version: String,

@@ -21,6 +21,8 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
+// `run`'s arguments are most of the enum's size; a command line is parsed once.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a suite against one or more stores (the default).
@@ -35,6 +37,73 @@ pub enum Command {
     /// and keep it until Ctrl-C (then stop it and delete its directory). For running other
     /// tools against the same server (bench/peers.sh).
     Server(ServerCommandArgs),
+    /// Re-render a saved run (its run.json) without touching any database: the markdown
+    /// report, the HTML report, CSV, JSON, the SVG charts or the console's recap.
+    Report(ReportArgs),
+    /// Compare two saved runs: per store and phase, the change in throughput, p50 and p99
+    /// with its confidence interval and a Welch t-test verdict; the differences between the
+    /// runs' plans, versions, settings and machines first.
+    Compare(CompareArgs),
+    /// Print the JSON Schema of run.json (the file schema/run.schema.json holds).
+    Schema,
+}
+
+/// An output `dbcompare report` renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// results.md: the blog-style report with its tables (and charts, with --out).
+    Md,
+    /// report.html: one self-contained page with every table and chart.
+    Html,
+    /// results.csv: one row per store, suite, phase and concurrency; units in the header.
+    Csv,
+    /// run.json, rewritten in this dbcompare's layout.
+    Json,
+    /// The SVG charts (needs --out: one file per chart).
+    Svg,
+    /// The console's recap tables.
+    Text,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// The run to render: a run.json that dbcompare wrote.
+    #[arg(value_name = "RUN.json")]
+    pub run: PathBuf,
+
+    /// What to render: a comma list. Without --out, one format, printed (default md);
+    /// with --out, the files of each (default all of them).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub format: Vec<ReportFormat>,
+
+    /// Write the files here (created if needed) instead of printing.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// With `--format csv`: the time series instead (one row per store, phase, run and
+    /// interval), as `series.csv` with --out.
+    #[arg(long)]
+    pub series: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The run compared against (a run.json).
+    #[arg(value_name = "BASE.json")]
+    pub base: PathBuf,
+
+    /// The run being judged (a run.json).
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+
+    /// Exit 1 when any figure got significantly worse by more than PCT percent (throughput
+    /// down, or p50 or p99 latency up): for a driver's CI.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub fail_if_slower: Option<f64>,
+
+    /// Significance level of the t-test (a change is significant when p < ALPHA).
+    #[arg(long, value_name = "ALPHA", default_value = "0.05", value_parser = parse_alpha)]
+    pub alpha: f64,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -210,6 +279,23 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
+    /// Also print every run's lines as each phase completes (warm-up runs too) and the
+    /// per-run blocks; by default only the medians and a summary per phase (all of it is
+    /// in run.json and results.md either way).
+    #[arg(long, short, conflicts_with = "quiet")]
+    pub verbose: bool,
+
+    /// Skip measuring the machine's floor before the stores (the loopback round trip at
+    /// concurrency 1 and 8 and the durable write in the servers' data directory; a few
+    /// seconds), which every phase's latency is otherwise shown as a multiple of.
+    #[arg(long)]
+    pub no_floor: bool,
+
+    /// Leave out the 2016 blog's figures, which a classic run at the blog's sizes (micro,
+    /// tiny, small; 40 searches per record) shows beside its own.
+    #[arg(long)]
+    pub no_blog_reference: bool,
+
     /// `durable`: every commit is on disk before it is acknowledged. `relaxed`: each
     /// store's documented fast mode (the blog's unmatched settings).
     #[arg(long, value_enum, default_value_t)]
@@ -251,4 +337,23 @@ pub struct ServerArgs {
 pub struct ListArgs {
     #[command(flatten)]
     pub server: ServerArgs,
+}
+
+fn parse_percent(s: &str) -> Result<f64, String> {
+    let value: f64 = s
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{s}` is not a percentage"))?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("`{s}`: a percentage of 0 or more"))
+    }
+}
+
+fn parse_alpha(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("`{s}`: a level between 0 and 1, for example 0.05")),
+    }
 }

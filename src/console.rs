@@ -1,5 +1,7 @@
-//! The terminal side of a run: the blog's lines on stdout as each phase completes, progress
-//! bars on stderr (only when stderr is a terminal).
+//! The terminal side of a run. By default, per store, the blog's lines for the medians and
+//! one summary line per phase when the store is done, and a progress bar on stderr (only
+//! when stderr is a terminal) naming the run and the phase; with `--verbose`, also every
+//! run's lines as each phase completes (warm-up runs too) and the per-run blocks.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -14,18 +16,30 @@ use crate::workload::record::Size;
 /// Prints a run as it goes.
 pub struct Console {
     quiet: bool,
+    verbose: bool,
     bars: bool,
     store: String,
+    /// The current run's label (`run 2/3`), when there is more than one.
+    run: Option<String>,
     bar: Option<ProgressBar>,
 }
 
 impl Console {
-    pub fn new(quiet: bool) -> Self {
+    pub fn new(quiet: bool, verbose: bool) -> Self {
         Console {
             quiet,
+            verbose: verbose && !quiet,
             bars: !quiet && std::io::stderr().is_terminal(),
             store: String::new(),
+            run: None,
             bar: None,
+        }
+    }
+
+    /// A line only `--verbose` shows.
+    fn detail(&mut self, line: &str) {
+        if self.verbose {
+            self.line(line);
         }
     }
 
@@ -40,12 +54,18 @@ impl Console {
 }
 
 impl Observer for Console {
+    fn floor_measured(&mut self, floor: &crate::report::model::Floor) {
+        self.line(&format!("{}\n", text::floor_line(floor)));
+    }
+
     fn store_started(&mut self, store: &str) {
         self.store = store.to_string();
+        self.run = None;
     }
 
     fn run_started(&mut self, label: &str) {
-        self.line(&format!("-- {label} --"));
+        self.run = Some(label.to_string());
+        self.detail(&format!("-- {label} --"));
     }
 
     fn store_described(&mut self, result: &StoreResult) {
@@ -53,7 +73,7 @@ impl Observer for Console {
     }
 
     fn size_measured(&mut self, which: &str, bytes: Option<u64>) {
-        self.line(&text::size_line(which, bytes));
+        self.detail(&text::size_line(which, bytes));
     }
 
     fn phase_started(&mut self, kind: PhaseKind, size: &Size, ops: u64) {
@@ -62,7 +82,7 @@ impl Observer for Console {
         }
         let bar = ProgressBar::with_draw_target(Some(ops), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {rate} eta {eta}")
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {rate} eta {eta}")
                 .expect("static progress template")
                 .with_key(
                     "rate",
@@ -72,7 +92,17 @@ impl Observer for Console {
                 )
                 .progress_chars("=> "),
         );
-        bar.set_prefix(format!("{} {} {}", self.store, kind.label(), size.name));
+        let run = self
+            .run
+            .as_deref()
+            .map(|r| format!(" {r}:"))
+            .unwrap_or_default();
+        bar.set_prefix(format!(
+            "{}{run} {} {}",
+            self.store,
+            kind.label(),
+            size.name
+        ));
         bar.enable_steady_tick(Duration::from_millis(200));
         self.bar = Some(bar);
     }
@@ -87,7 +117,7 @@ impl Observer for Console {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
-        self.line(&text::phase_line(phase));
+        self.detail(&text::phase_line(phase));
     }
 
     fn status(&mut self, line: &str) {
@@ -98,36 +128,42 @@ impl Observer for Console {
     }
 
     fn not_applicable(&mut self, test: &str) {
-        self.line(&format!("{test}: not applicable"));
+        self.detail(&format!("{test}: not applicable"));
     }
 
     fn store_finished(&mut self, result: &StoreResult) {
         let repeated: Vec<String> = result.phases.iter().flat_map(text::runs_block).collect();
-        if !repeated.is_empty() {
-            self.line(&format!(
-                "-- {}: medians of {} runs --",
-                result.store,
-                result
-                    .phases
-                    .iter()
-                    .map(|p| p.runs.len())
-                    .max()
-                    .unwrap_or(0)
-            ));
-            for line in text::store_lines(result) {
-                self.line(&line);
-            }
-            for line in repeated {
-                self.line(&line);
-            }
+        let runs = result
+            .phases
+            .iter()
+            .map(|p| p.runs.len())
+            .max()
+            .unwrap_or(0);
+        let once = repeated.is_empty();
+        if self.verbose && !once {
+            self.line(&format!("-- {}: medians of {runs} runs --", result.store));
         }
         if result.info.is_none() {
             self.line(&text::store_header(result));
         }
+        if !self.verbose || !once {
+            for line in text::store_lines(result) {
+                self.line(&line);
+            }
+        }
+        if self.verbose {
+            for line in repeated {
+                self.line(&line);
+            }
+        } else {
+            for line in result.phases.iter().filter_map(text::summary_line) {
+                self.line(&line);
+            }
+        }
         if let Some(status) = text::status_line(result) {
             if self.quiet {
                 eprintln!("{}: {status}", result.store);
-            } else {
+            } else if self.verbose && once {
                 self.line(&status);
             }
         }

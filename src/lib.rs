@@ -1,5 +1,5 @@
 //! dbcompare benchmarks key/document stores side by side on the same workload and publishes
-//! the results as tables.
+//! the results as tables, charts and reports.
 //!
 //! # Layout
 //! Floors from the top down: a module imports only modules on the floors below it (and none
@@ -8,6 +8,7 @@
 //! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite, the
 //!   report out (written after every store).
 //! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
+//! - [`saved`]: the commands on saved runs (`report`, `compare`, `schema`): no database.
 //! - [`setup`]: where a store runs, made ready (its throw-away server started, its
 //!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
@@ -18,11 +19,13 @@
 //!   one launcher per server.
 //! - [`suite`]: the suites' runners (classic, driver, pool, YCSB), the client's event loops,
 //!   open-loop pacing and the stall watchdog.
-//! - [`measure`]: timers, latency histograms, errors, CPU time and the counting allocator.
+//! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
+//!   allocator, and the machine's floor (loopback round trip, durable write).
 //! - [`store`]: the [`store::Store`] trait and the suites' capability traits, the registry
 //!   of adapters ([`store::registry`]), URLs ([`store::url`]), one folder per store.
-//! - [`report`]: the `run.json` model, its renderers (text, markdown, JSON: no I/O), the
-//!   statistics of repeated figures, and the one place that writes files.
+//! - [`report`]: the `run.json` model and its schema, its renderers (text, markdown, HTML,
+//!   CSV, JSON, SVG charts: no I/O), the statistics of repeated figures, the comparison of
+//!   two runs, and the one place that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
 //!   generators and values.
@@ -47,6 +50,7 @@ pub mod measure;
 pub mod plan;
 pub mod report;
 pub mod run;
+pub mod saved;
 pub mod server;
 pub mod setup;
 pub mod store;
@@ -87,6 +91,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         Some(Command::Run(args)) => run_benchmarks(&args),
         Some(Command::Check(args)) => check::run(&args),
         Some(Command::Server(args)) => serve(&args),
+        Some(Command::Report(args)) => saved::report(&args),
+        Some(Command::Compare(args)) => saved::compare(&args),
+        Some(Command::Schema) => saved::schema(),
         None => run_benchmarks(&cli.run),
     }
 }
@@ -145,7 +152,7 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let out_dir = out.path().to_path_buf();
     let report = runtime.block_on(async move {
         tokio::spawn(async move {
-            let mut console = console::Console::new(plan.quiet);
+            let mut console = console::Console::new(plan.quiet, plan.verbose);
             run::run_plan(&plan, Some(&out), &mut console).await
         })
         .await
@@ -154,9 +161,8 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     if !quiet {
         print!("{}", report::text::recap(&report));
         println!(
-            "\nwrote {} and {}",
-            out_dir.join("run.json").display(),
-            out_dir.join("results.md").display()
+            "\nwrote run.json, results.md, report.html, results.csv and the charts in {}",
+            out_dir.display()
         );
     }
     Ok(exit_code(&report))

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What the figures of a run depend on outside the stores themselves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Machine {
     /// CPU model name (`/proc/cpuinfo`).
     pub cpu_model: String,

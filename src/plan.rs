@@ -74,6 +74,12 @@ pub struct RunPlan {
     pub ycsb: YcsbPlan,
     pub out: PathBuf,
     pub quiet: bool,
+    /// Every run's lines on the console, not only the medians.
+    pub verbose: bool,
+    /// Show the 2016 blog's figures beside a classic run at its sizes.
+    pub blog_reference: bool,
+    /// Measure the machine's floor before the stores.
+    pub floor: bool,
     pub durability: Durability,
     pub connect_timeout: Duration,
     /// How long a store may go without finishing an operation before its run is abandoned.
@@ -240,6 +246,9 @@ impl RunPlan {
             },
             out: args.out.clone(),
             quiet: args.quiet,
+            verbose: args.verbose,
+            blog_reference: !args.no_blog_reference,
+            floor: !args.no_floor,
             durability: args.durability,
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
             stall_timeout: (args.stall_timeout > 0).then(|| {
@@ -287,6 +296,7 @@ impl RunPlan {
             rate: self.classic.rate,
             client_threads: Some(self.client_threads as u32),
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
+            blog_reference: self.blog_reference,
         }
     }
 }

@@ -41,8 +41,21 @@ pub async fn run_plan(
         finished_at: now(),
         plan: plan.summary(),
         machine: Machine::detect(),
+        floor: None,
         stores: Vec::new(),
     };
+    if plan.floor {
+        // The directory the throw-away servers (and SQLite's temporary file) keep data in.
+        let dir = std::env::temp_dir();
+        match tokio::task::spawn_blocking(move || crate::measure::floor::measure(&dir)).await {
+            Ok(Ok(floor)) => {
+                observer.floor_measured(&floor);
+                report.floor = Some(floor);
+            }
+            Ok(Err(e)) => eprintln!("warning: the machine's floor was not measured: {e:#}"),
+            Err(e) => eprintln!("warning: the machine's floor was not measured: {e}"),
+        }
+    }
     let workload = match plan.suite {
         Suite::Classic => classic::Workload::generate(&plan.classic),
         _ => classic::Workload::generate(&classic::ClassicPlan::once(Vec::new(), 1, 0)),
@@ -63,6 +76,11 @@ pub async fn run_plan(
                 StoreStatus::Failed
             };
             result.error = Some(scrub(&format!("{e:#}"), &secrets));
+        }
+        let embedded = kind.server().is_none();
+        let loops = plan.client_threads as u32;
+        for p in &mut result.phases {
+            p.client_bound = p.client_bound_reason(loops, embedded);
         }
         observer.store_finished(&result);
         report.stores.push(result);

@@ -84,6 +84,7 @@ fn ctrl_c_writes_partial_results_and_exits_130() {
         "200000",
         "--warmup-runs",
         "0",
+        "--verbose",
         "--out",
     ];
     let (mut child, lines) = common::spawn_until(
@@ -135,6 +136,7 @@ fn run_json(args: &[&str]) -> (i32, String, dbcompare::report::model::Report) {
 #[test]
 fn repeated_concurrent_open_loop_runs_report_medians_allocations_and_response_times() {
     let (code, stdout, report) = run_json(&[
+        "--verbose",
         "--store",
         "sqlite",
         "--sizes",
@@ -227,6 +229,7 @@ fn the_driver_suite_on_sqlite_reports_every_test() {
         "0",
         "--runs",
         "2",
+        "--verbose",
     ]);
     assert_eq!(code, 0, "{stdout}");
     assert_eq!(report.plan.suite, "driver");
@@ -260,4 +263,26 @@ fn the_pool_suite_on_sqlite_is_not_applicable_and_the_run_succeeds() {
         ]
     );
     assert!(stdout.contains("n/a"), "{stdout}");
+}
+
+#[test]
+fn the_console_shows_medians_and_a_summary_per_phase_unless_verbose() {
+    let (code, stdout, _) = run_json(&[
+        "--store",
+        "sqlite",
+        "--sizes",
+        "micro",
+        "--warmup-runs",
+        "1",
+        "--runs",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    // The blog's lines once (the medians), a summary per phase, no per-run blocks.
+    assert_eq!(stdout.matches("INSERT micro 100 ").count(), 1, "{stdout}");
+    assert!(stdout.contains("  SEARCH micro x1: "), "{stdout}");
+    assert!(stdout.contains("over 2 runs), p50 "), "{stdout}");
+    for verbose_only in ["-- warm-up run", "-- run 1/2", " -- avg "] {
+        assert!(!stdout.contains(verbose_only), "{verbose_only}: {stdout}");
+    }
 }

@@ -1,10 +1,11 @@
-//! Snapshot tests of the text, markdown and JSON renderings of one fixed report.
+//! Snapshot tests of the text, markdown, CSV and JSON renderings of fixed reports, of the
+//! comparison of two runs, and of run.json against its published schema.
 
 use std::collections::BTreeMap;
 
 use dbcompare::machine::Machine;
 use dbcompare::report::model::*;
-use dbcompare::report::{json, markdown, text};
+use dbcompare::report::{compare, csv, html, json, markdown, text};
 use dbcompare::workload::record::Size;
 
 fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> PhaseResult {
@@ -36,6 +37,8 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         runs: Vec::new(),
         histogram: None,
         open_loop: None,
+        client_bound: None,
+        series: Vec::new(),
     }
 }
 
@@ -160,6 +163,7 @@ fn fixture() -> Report {
             rate: None,
             client_threads: Some(1),
             workloads: Vec::new(),
+            blog_reference: true,
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),
@@ -169,6 +173,27 @@ fn fixture() -> Report {
             kernel: "6.1.0".into(),
             arch: "x86_64".into(),
         },
+        floor: Some(Floor {
+            loopback_c1: FloorFigure {
+                concurrency: 1,
+                samples: 2000,
+                p50_us: 17.0,
+                p99_us: 31.5,
+            },
+            loopback_c8: FloorFigure {
+                concurrency: 8,
+                samples: 16000,
+                p50_us: 40.0,
+                p99_us: 95.0,
+            },
+            fsync: FloorFigure {
+                concurrency: 1,
+                samples: 200,
+                p50_us: 190.0,
+                p99_us: 400.0,
+            },
+            fsync_dir: "/tmp".into(),
+        }),
         stores: vec![ok, failed, skipped],
     }
 }
@@ -309,4 +334,361 @@ fn ycsb_suite_markdown() {
 #[test]
 fn ycsb_suite_text() {
     insta::assert_snapshot!(text::render(&ycsb_fixture()));
+}
+
+#[test]
+fn csv_of_every_suite() {
+    for (name, report) in [
+        ("classic", fixture()),
+        ("driver", driver_fixture()),
+        ("ycsb", ycsb_fixture()),
+    ] {
+        let rendered = csv::render(&report);
+        insta::assert_snapshot!(format!("csv_{name}"), rendered);
+        // Every row has every column; every store is there (a skipped one too).
+        let mut reader = ::csv::Reader::from_reader(rendered.as_bytes());
+        assert_eq!(reader.headers().unwrap().len(), csv::HEADERS.len());
+        let rows: Vec<_> = reader.records().map(Result::unwrap).collect();
+        for s in &report.stores {
+            assert!(
+                rows.iter().any(|r| &r[1] == s.store.as_str()),
+                "{name}: {} missing",
+                s.store
+            );
+        }
+        let phases: usize = report.stores.iter().map(|s| s.phases.len().max(1)).sum();
+        assert_eq!(rows.len(), phases, "{name}");
+    }
+}
+
+/// `p` measured in one run per factor (ops/s divided by the factor, latency times it).
+fn runs_of(mut p: PhaseResult, factors: &[f64]) -> PhaseResult {
+    p.runs = factors
+        .iter()
+        .map(|&f| RunFigures {
+            wall_ms: p.wall_ms * f,
+            ops_per_s: p.ops_per_s / f,
+            cpu_us_per_op: p.cpu_us_per_op,
+            allocs_per_op: None,
+            bytes_per_op: None,
+            p50_us: p.latency_us.p50 * f,
+            p99_us: p.latency_us.p99 * f,
+        })
+        .collect();
+    p
+}
+
+/// Two runs of sqlite: SEARCH micro 25% faster in the new one (five runs each, little
+/// spread), SEARCH tiny the same within noise, INSERT micro measured twice only.
+fn comparison_pair() -> (Report, Report) {
+    let mut base = fixture();
+    base.stores.truncate(1);
+    base.plan.stores.truncate(1);
+    base.plan.runs = 5;
+    let mut new = base.clone();
+    let spread = [0.98, 1.0, 1.02, 0.99, 1.01];
+    let noisy = [0.9, 1.1, 1.0, 0.95, 1.05];
+    let noisier = [1.05, 0.92, 1.08, 1.0, 0.97];
+    let (b, n) = (&mut base.stores[0], &mut new.stores[0]);
+    b.phases = vec![
+        b.phases[0].clone(),
+        runs_of(b.phases[2].clone(), &spread),
+        runs_of(b.phases[3].clone(), &noisy),
+        b.phases[4].clone(),
+    ];
+    let mut faster = runs_of(n.phases[2].clone(), &spread.map(|f| f * 0.8));
+    faster.ops_per_s /= 0.8;
+    n.phases = vec![
+        n.phases[0].clone(),
+        faster,
+        runs_of(n.phases[3].clone(), &noisier),
+    ];
+    new.stores[0].info.as_mut().unwrap().version = "SQLite 3.47.0".into();
+    new.tool.version = "0.0.1-test".into();
+    (base, new)
+}
+
+#[test]
+fn compare_markdown() {
+    let (base, new) = comparison_pair();
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    insta::assert_snapshot!(compare::markdown(&c, "base/run.json", "new/run.json"));
+    let rows = &c.stores[0].rows;
+    let verdict = |phase: &str, figure: compare::Figure| {
+        rows.iter()
+            .find(|r| r.phase == phase && r.figure == figure)
+            .unwrap()
+            .verdict
+    };
+    use compare::{Figure, Verdict};
+    assert_eq!(verdict("SEARCH micro", Figure::Throughput), Verdict::Better);
+    assert_eq!(verdict("SEARCH micro", Figure::P50), Verdict::Better);
+    assert_eq!(
+        verdict("SEARCH tiny", Figure::Throughput),
+        Verdict::NoChange
+    );
+    assert_eq!(
+        verdict("INSERT micro", Figure::Throughput),
+        Verdict::NotEnoughRuns
+    );
+    assert_eq!(
+        c.stores[0].unmatched,
+        vec!["only in base: SEARCH micro x2".to_string()]
+    );
+    assert!(c.worst_regression().is_none());
+    // Versions differ (what one compares) but nothing that confounds: no warning.
+    assert!(
+        c.differences.iter().all(|d| !d.confounds),
+        "{:?}",
+        c.differences
+    );
+
+    // The other way round the faster phase is a significant regression: 20% less
+    // throughput, 25% more latency (the worst).
+    let back = compare::compare(&new, &base, 0.05).unwrap();
+    let (pct, at) = back.worst_regression().unwrap();
+    assert!((pct - 25.0).abs() < 0.5, "{pct} at {at}");
+    assert!(at.starts_with("sqlite SEARCH micro"), "{at}");
+}
+
+#[test]
+fn compare_flags_runs_of_different_settings_and_refuses_different_suites() {
+    let (base, mut new) = comparison_pair();
+    new.plan.durability = "relaxed".into();
+    new.stores[0]
+        .info
+        .as_mut()
+        .unwrap()
+        .settings
+        .insert("synchronous".into(), "OFF".into());
+    new.machine.cpu_model = "Other CPU".into();
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    let md = compare::markdown(&c, "a", "b");
+    assert!(
+        md.contains(
+            "**Warning: the runs differ in what was measured (durability, CPU, sqlite synchronous)"
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| sqlite synchronous | FULL | OFF |"), "{md}");
+
+    let mut driver = new.clone();
+    driver.plan.suite = "driver".into();
+    let err = compare::compare(&base, &driver, 0.05).unwrap_err();
+    assert!(
+        err.contains("different suites (classic and driver)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_published_schema_is_current_and_every_fixture_validates() {
+    let generated = json::schema();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/run.schema.json");
+    if std::env::var_os("DBCOMPARE_UPDATE_SCHEMA").is_some() {
+        std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
+        std::fs::write(path, &generated).unwrap();
+    }
+    let published = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        published == generated,
+        "schema/run.schema.json is not the model's schema: regenerate it with \
+         DBCOMPARE_UPDATE_SCHEMA=1 cargo test --test exporters"
+    );
+    let schema: serde_json::Value = serde_json::from_str(&published).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for report in [fixture(), driver_fixture(), ycsb_fixture()] {
+        let value: serde_json::Value = serde_json::from_str(&json::render(&report)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+    // And the schema refuses what is not a run.
+    let mut broken: serde_json::Value = serde_json::from_str(&json::render(&fixture())).unwrap();
+    broken["stores"][0]["phases"][0]["ops"] = serde_json::json!("many");
+    assert!(!validator.is_valid(&broken));
+}
+
+#[test]
+fn html_holds_every_table_and_chart_escaped() {
+    let mut report = fixture();
+    report.stores[1].error = Some("<script>alert(1)</script>".into());
+    let page = html::render(
+        &report,
+        &[(
+            "A chart & more",
+            "<?xml version=\"1.0\"?>\n<svg id=\"c1\"></svg>",
+        )],
+    );
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.contains("<svg id=\"c1\"></svg>") && !page.contains("<?xml"));
+    assert!(page.contains("<figcaption>A chart &amp; more</figcaption>"));
+    assert!(!page.contains("<script>"), "unescaped store error");
+    assert!(page.contains("&lt;script&gt;"));
+    for needle in [
+        "<h2>Recap</h2>",
+        "<h2>Every phase</h2>",
+        "<h2>Stores</h2>",
+        "SQLite 3.46.0",
+        "journal_mode=wal",
+    ] {
+        assert!(page.contains(needle), "{needle} missing");
+    }
+    // No fetches: the page is self-contained.
+    for fetch in ["http://", "https://", "src=", "<link"] {
+        assert!(!page.contains(fetch), "{fetch} in the page");
+    }
+}
+
+#[test]
+fn the_blog_reference_beside_a_classic_run_at_its_sizes() {
+    let mut report = fixture();
+    report.stores[0].store = "postgres".into();
+    report.stores[1].store = "redis".into();
+    report.stores[1].status = StoreStatus::Ok;
+    report.stores[1].phases[2].errors = 0;
+    report.stores.truncate(2);
+    let md = markdown::render(&report);
+    let section = &md[md
+        .find("### Beside the 2016 blog")
+        .expect("no blog section")..];
+    let section = &section[..section.find("\nEvery phase").unwrap()];
+    insta::assert_snapshot!(section);
+    // 41.2 ms now against the blog's 983.62 ms; 3.94 ms against 3.94 ms.
+    assert!(
+        section.contains("| INSERT micro 100 | 41.20 | 983.62 | 0.042x | 3.94 | 3.94 | 1.00x |"),
+        "{section}"
+    );
+    assert!(
+        section.contains("| SEARCH micro | postgres < redis | postgres < redis |"),
+        "{section}"
+    );
+    assert!(text::recap(&report).contains("Beside the 2016 blog"));
+    assert!(html::render(&report, &[]).contains("<h3>Beside the 2016 blog</h3>"));
+
+    // Off when asked, at other sizes, or at another search count.
+    for change in [
+        (|r: &mut Report| r.plan.blog_reference = false) as fn(&mut Report),
+        |r| r.plan.searches_per_insert = 10,
+        |r| r.plan.sizes[0].records = 500,
+        |r| r.plan.suite = "driver".into(),
+    ] {
+        let mut other = report.clone();
+        change(&mut other);
+        assert!(!markdown::render(&other).contains("2016 blog"));
+    }
+}
+
+#[test]
+fn series_csv_and_the_warnings_it_shows() {
+    let mut report = fixture();
+    let point = |ops: u64| SeriesPoint {
+        ops,
+        errors: u64::from(ops == 0),
+        p50_us: 2.5,
+        p99_us: 9.0,
+        max_us: 40.0,
+    };
+    // 30 intervals of 10 ms, the last one 5 ms long; the last tenth at half the rate.
+    let mut points: Vec<SeriesPoint> = (0..30).map(|_| point(100)).collect();
+    for p in &mut points[27..] {
+        *p = point(50);
+    }
+    points[29] = point(25);
+    report.stores[0].phases[3].series = vec![Series {
+        interval_ms: 10.0,
+        span_ms: 295.0,
+        points,
+    }];
+    let rendered = csv::render_series(&report);
+    let rows: Vec<&str> = rendered.lines().collect();
+    assert_eq!(rows[0], csv::SERIES_HEADERS.join(","));
+    assert_eq!(rows.len(), 31);
+    assert_eq!(
+        rows[1],
+        "classic,sqlite,search,tiny,1,1,0,10,100,0,10000,2.5,9,40,295"
+    );
+    // The last interval's rate is over the 5 ms it lasted.
+    assert_eq!(
+        rows[30],
+        "classic,sqlite,search,tiny,1,1,290,10,25,0,5000,2.5,9,40,295"
+    );
+    let lines = text::store_lines(&report.stores[0]);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  WARNING: throughput drifted: the last tenth ran at")),
+        "{lines:?}"
+    );
+    assert!(markdown::render(&report).contains("WARNING: throughput drifted"));
+    // The schema and the loader take it.
+    assert_eq!(json::parse(&json::render(&report)).unwrap(), report);
+}
+
+#[test]
+fn latencies_read_as_multiples_of_the_machines_floor() {
+    let report = fixture();
+    let floor = report.floor.as_ref();
+    let (sqlite, other) = (&report.stores[0], &report.stores[1]);
+    // A durable insert over the fsync floor: 380 us / 190 us.
+    assert_eq!(
+        text::floor_multiple(floor, sqlite, &sqlite.phases[0]).as_deref(),
+        Some("2.0x fsync")
+    );
+    // An embedded store's search pays no round trip: no multiple.
+    assert_eq!(text::floor_multiple(floor, sqlite, &sqlite.phases[2]), None);
+    // A server store's search at concurrency 1 over the loopback round trip: 19.5 / 17.
+    assert_eq!(
+        text::floor_multiple(floor, other, &other.phases[2]).as_deref(),
+        Some("1.1x rtt")
+    );
+    // Without a floor (--no-floor), nothing.
+    assert_eq!(text::floor_multiple(None, sqlite, &sqlite.phases[0]), None);
+    let md = markdown::render(&report);
+    assert!(
+        md.contains(
+            "- machine floor: loopback TCP round trip p50 17.0 us (p99 31.5) on one connection"
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_phase_whose_client_ran_out_of_cpu_is_client_bound() {
+    let report = fixture();
+    let mut p = report.stores[1].phases[2].clone();
+    // 15.6 us of CPU per operation at 50,000 ops/s: 78% of one loop, under the 85%.
+    assert_eq!(p.client_bound_reason(1, false), None);
+    p.ops_per_s = 60_000.0;
+    let why = p.client_bound_reason(1, false).expect("94% of one loop");
+    assert!(
+        why.contains("the client used 94% of its 1 event loop(s)"),
+        "{why}"
+    );
+    // Two loops have room for it; an embedded store's CPU is the store's work.
+    assert_eq!(p.client_bound_reason(2, false), None);
+    assert_eq!(p.client_bound_reason(1, true), None);
+    // An open loop that fell behind its schedule is the client's limit too.
+    let paced = &report.stores[0].phases[5];
+    let why = paced.client_bound_reason(4, false).expect("behind");
+    assert!(
+        why.contains("the open loop fell behind: 100000 of 200000 ops/s"),
+        "{why}"
+    );
+
+    let mut report = report;
+    report.stores[1].phases[2].client_bound = Some(why);
+    let md = markdown::render(&report);
+    assert!(md.contains("Client-bound phases"), "{md}");
+    assert!(
+        md.contains("- other SEARCH micro x1: the open loop fell behind"),
+        "{md}"
+    );
+    assert!(
+        text::store_lines(&report.stores[1])
+            .iter()
+            .any(|l| l.contains("CLIENT-BOUND: "))
+    );
 }

@@ -263,7 +263,15 @@ fn redis_dirs() -> Vec<std::path::PathBuf> {
 fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     let before = redis_dirs();
     let out = tempfile::tempdir().unwrap();
-    let args = ["--store", "redis", "--sizes", "200000", "--out"].map(OsStr::new);
+    let args = [
+        "--verbose",
+        "--store",
+        "redis",
+        "--sizes",
+        "200000",
+        "--out",
+    ]
+    .map(OsStr::new);
     let (mut child, lines) = common::spawn_until(
         args.into_iter().chain([out.path().as_os_str()]),
         "initial database size",
@@ -424,6 +432,7 @@ fn a_server_that_stops_answering_mid_run_fails_its_store_after_the_stall_timeout
         "100000",
         "--stall-timeout",
         "2",
+        "--verbose",
     ];
     let (code, report) = freeze_the_server_mid_run(&args, "-- run 2/", |_| {});
     assert_eq!(code, 1);
@@ -464,6 +473,7 @@ fn a_stall_in_a_concurrent_phase_on_several_event_loops_is_abandoned_too() {
         "100000",
         "--stall-timeout",
         "2",
+        "--verbose",
     ];
     let (code, report) = freeze_the_server_mid_run(&args, "-- run 2/", |_| {});
     assert_eq!(code, 1);
@@ -491,6 +501,7 @@ fn ctrl_c_during_a_stalled_operation_ends_the_run_within_seconds() {
         "1",
         "--stall-timeout",
         "0",
+        "--verbose",
     ];
     let trigger = "initial database size";
     let (code, report) = freeze_the_server_mid_run(&args, trigger, |dbcompare| {

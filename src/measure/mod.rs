@@ -1,7 +1,8 @@
 //! Timers, latency histograms, error counts, client CPU time and client allocations of a
 //! measured phase, and how repeated runs of a phase become one figure (median, min, max,
-//! and the exact merge of their histograms). The counting allocator has a file of its own
-//! (`alloc.rs`), re-exported here.
+//! and the exact merge of their histograms). The counting allocator (`alloc.rs`) and the
+//! time series (`series.rs`) have files of their own, re-exported here; the machine's floor
+//! is [`floor`].
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -16,8 +17,11 @@ use crate::report::stats::Spread;
 use crate::workload::record::Size;
 
 mod alloc;
+pub mod floor;
+mod series;
 
 pub use alloc::{CountingAlloc, allocations};
+pub use series::Series;
 
 /// Highest latency the histogram holds exactly: one hour, in nanoseconds. Longer ones are
 /// clamped to it (and still counted).
@@ -67,6 +71,62 @@ pub fn decode_histogram(text: &str) -> Result<Histogram<u64>> {
     Deserializer::new()
         .deserialize(&mut bytes.as_slice())
         .map_err(|e| anyhow::anyhow!("histogram does not decode: {e:?}"))
+}
+
+/// What a phase (or one task of it) records of each operation: its latency into the
+/// phase's histogram and into its time series.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    pub histogram: Histogram<u64>,
+    pub series: Series,
+}
+
+impl Recorder {
+    /// A recorder whose series counts from `start`, shared by every task of the phase run.
+    pub fn new(start: Instant) -> Self {
+        Recorder {
+            histogram: new_histogram(),
+            series: Series::new(start),
+        }
+    }
+
+    /// One operation, from `start` to `end`.
+    #[inline]
+    pub fn record(&mut self, start: Instant, end: Instant) {
+        let latency = end.saturating_duration_since(start);
+        record(&mut self.histogram, latency);
+        self.series.record(end, latency);
+    }
+
+    /// One operation that ended at `end` and took `latency` (timed in parts, for
+    /// example around the store calls only).
+    #[inline]
+    pub fn record_took(&mut self, end: Instant, latency: Duration) {
+        record(&mut self.histogram, latency);
+        self.series.record(end, latency);
+    }
+
+    /// The operation recorded last failed or answered wrong.
+    pub fn failed(&mut self) {
+        self.series.failed();
+    }
+
+    /// Adds another task's recording of the same phase run.
+    pub fn add(&mut self, other: &Recorder) {
+        self.histogram
+            .add(&other.histogram)
+            .expect("histograms of one shape merge");
+        self.series.add(&other.series);
+    }
+
+    /// Operations recorded.
+    pub fn len(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.histogram.is_empty()
+    }
 }
 
 /// Latency percentiles of a histogram in nanoseconds, in microseconds.
@@ -121,6 +181,8 @@ pub struct PhaseRun {
     pub figures: RunFigures,
     /// Latency from each operation's start.
     pub histogram: Histogram<u64>,
+    /// The run over time.
+    pub series: Series,
     /// Open-loop runs: latency from each operation's intended start, and how far behind.
     pub open_loop: Option<OpenLoopRun>,
 }
@@ -141,6 +203,11 @@ pub struct Meter {
 }
 
 impl Meter {
+    /// When the phase started (the instant its series counts from).
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
     /// Starts the phase's wall, CPU and allocation clocks.
     pub fn start() -> Self {
         Meter {
@@ -251,6 +318,13 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         },
         histogram: Some(encode_histogram(&histogram)),
         open_loop,
+        client_bound: None,
+        // A phase of a YCSB operation type shares its workload's series: none of its own.
+        series: runs
+            .iter()
+            .map(|r| r.series.figures())
+            .filter(|s| !s.points.is_empty())
+            .collect(),
     }
 }
 
@@ -313,6 +387,7 @@ mod tests {
                 p99_us: 0.0,
             },
             histogram,
+            series: Series::new(Instant::now()),
             open_loop: None,
         }
     }

@@ -5,9 +5,7 @@ use std::fmt::Write;
 
 use super::human_size;
 use super::model::{PhaseKind, Report, RunStatus, StoreResult};
-use super::text::{
-    PHASE_HEADERS, STORE_HEADERS, phase_row, runs_block, store_header, store_lines, store_row,
-};
+use super::text::{PHASE_HEADERS, STORE_HEADERS, runs_block, store_header, store_lines, store_row};
 
 fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
@@ -28,8 +26,15 @@ fn table(headers: &[&str], rows: &[Vec<String>], numeric_from: usize) -> String 
 
 /// The blog's recap: one row per phase, one column per store, wall time in ms.
 fn time_table(report: &Report) -> String {
-    let mut headers = vec!["phase"];
-    headers.extend(report.stores.iter().map(|s| s.store.as_str()));
+    let (headers, rows) = time_rows(report);
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    table(&headers, &rows, 1)
+}
+
+/// The blog's recap table (headers, rows): wall time in ms per phase, sizes on disk.
+pub fn time_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut headers = vec!["phase".to_string()];
+    headers.extend(report.stores.iter().map(|s| s.store.clone()));
     let mut rows = Vec::new();
     for kind in [PhaseKind::Insert, PhaseKind::Search] {
         for size in &report.plan.sizes {
@@ -67,7 +72,7 @@ fn time_table(report: &Report) -> String {
         );
         rows.push(row);
     }
-    table(&headers, &rows, 1)
+    (headers, rows)
 }
 
 /// `results.md` for a run.
@@ -82,66 +87,10 @@ pub fn render(report: &Report) -> String {
             "**INTERRUPTED RUN**: stopped by Ctrl-C; only what was measured until then.\n\n",
         ),
     }
-    let p = &report.plan;
-    let m = &report.machine;
-    let sizes: Vec<String> = p
-        .sizes
-        .iter()
-        .map(|s| format!("{} ({})", s.name, s.records))
-        .collect();
-    let _ = writeln!(
-        out,
-        "- run: {} {}, suite `{}`, stores {}, {}seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), concurrency {}{}{}",
-        report.tool.name,
-        report.tool.version,
-        p.suite,
-        p.stores.join(", "),
-        if p.suite == "classic" {
-            format!(
-                "sizes {}, {} searches per inserted record, ",
-                sizes.join(", "),
-                p.searches_per_insert
-            )
-        } else {
-            String::new()
-        },
-        p.seed,
-        p.durability,
-        p.warmup_runs,
-        p.runs,
-        p.concurrency
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(","),
-        p.rate.map_or_else(String::new, |r| format!(
-            ", open loop at {r:.0} operations/s"
-        )),
-        p.client_threads.map_or_else(String::new, |n| format!(
-            ", {n} client thread(s), one event loop each"
-        ))
-    );
-    if !p.workloads.is_empty() {
-        out.push_str("- workloads, after a load of the records:\n");
-        for w in &p.workloads {
-            let _ = writeln!(out, "  - {w}");
-        }
+    for fact in run_facts(report) {
+        let _ = writeln!(out, "- {fact}");
     }
-    let _ = writeln!(
-        out,
-        "- started {}, finished {}",
-        report.started_at, report.finished_at
-    );
-    let _ = writeln!(
-        out,
-        "- machine: {}, {} cores, {} memory, {}, kernel {} ({})\n",
-        m.cpu_model,
-        m.cores,
-        human_size(m.memory_bytes),
-        m.os,
-        m.kernel,
-        m.arch
-    );
+    out.push('\n');
     for r in &report.stores {
         let _ = writeln!(
             out,
@@ -223,20 +172,121 @@ pub fn render(report: &Report) -> String {
             out.push_str(&time_table(report));
         }
     }
+    if let Some((headers, rows)) = super::blog::reference_rows(report) {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        out.push_str("\n### Beside the 2016 blog\n\n");
+        for note in super::blog::notes(report) {
+            let _ = writeln!(out, "- {note}");
+        }
+        out.push_str("\nWall time per phase in ms, now and in 2016:\n\n");
+        out.push_str(&table(&headers, &rows, 1));
+        let ranks = super::blog::rank_rows(report);
+        if !ranks.is_empty() {
+            out.push_str("\nRank order, fastest first, of the stores in both:\n\n| phase | now | 2016 |\n|---|---|---|\n");
+            for (phase, now, then) in ranks {
+                let _ = writeln!(out, "| {phase} | {now} | {then} |");
+            }
+        }
+    }
     out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
-    let rows: Vec<Vec<String>> = report
-        .stores
-        .iter()
-        .flat_map(|s| s.phases.iter().map(|ph| phase_row(&s.store, ph)))
-        .collect();
+    let rows = super::text::phase_rows(report);
     out.push_str(&table(&PHASE_HEADERS, &rows, 3));
     if let Some((headers, rows)) = super::text::scaling_rows(report) {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         out.push_str("\nSearch throughput by concurrency (ops/s, with p99 latency in microseconds): where each store stops scaling:\n\n");
         out.push_str(&table(&headers, &rows, 2));
     }
+    let bound = super::text::client_bound_lines(report);
+    if !bound.is_empty() {
+        out.push_str(
+            "\nClient-bound phases (their figures are the client's limit, not the store's):\n\n",
+        );
+        for line in bound {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
     out.push_str("\nStores:\n\n");
     let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
     out.push_str(&table(&STORE_HEADERS, &rows, STORE_HEADERS.len()));
+    out
+}
+
+/// What the run was and where it ran, a line each (with markdown code spans): shared by
+/// results.md and report.html.
+pub fn run_facts(report: &Report) -> Vec<String> {
+    let p = &report.plan;
+    let m = &report.machine;
+    let sizes: Vec<String> = p
+        .sizes
+        .iter()
+        .map(|s| format!("{} ({})", s.name, s.records))
+        .collect();
+    let mut facts = vec![format!(
+        "run: {} {}, suite `{}`, stores {}, {}seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), concurrency {}{}{}",
+        report.tool.name,
+        report.tool.version,
+        p.suite,
+        p.stores.join(", "),
+        if p.suite == "classic" {
+            format!(
+                "sizes {}, {} searches per inserted record, ",
+                sizes.join(", "),
+                p.searches_per_insert
+            )
+        } else {
+            String::new()
+        },
+        p.seed,
+        p.durability,
+        p.warmup_runs,
+        p.runs,
+        p.concurrency
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
+        p.rate.map_or_else(String::new, |r| format!(
+            ", open loop at {r:.0} operations/s"
+        )),
+        p.client_threads.map_or_else(String::new, |n| format!(
+            ", {n} client thread(s), one event loop each"
+        ))
+    )];
+    if !p.workloads.is_empty() {
+        let mut line = "workloads, after a load of the records:".to_string();
+        for w in &p.workloads {
+            let _ = write!(line, "\n  - {w}");
+        }
+        facts.push(line);
+    }
+    facts.push(format!(
+        "started {}, finished {}",
+        report.started_at, report.finished_at
+    ));
+    facts.push(format!(
+        "machine: {}, {} cores, {} memory, {}, kernel {} ({})",
+        m.cpu_model,
+        m.cores,
+        human_size(m.memory_bytes),
+        m.os,
+        m.kernel,
+        m.arch
+    ));
+    if let Some(f) = &report.floor {
+        facts.push(super::text::floor_line(f).replace(&f.fsync_dir, &format!("`{}`", f.fsync_dir)));
+    }
+    facts
+}
+
+/// results.md with the run's charts embedded after the recap (SVG files beside it).
+pub fn render_with_charts(report: &Report, charts: &[(&str, &str)]) -> String {
+    let mut out = render(report);
+    if charts.is_empty() {
+        return out;
+    }
+    out.push_str("\n## Charts\n\n");
+    for (file, title) in charts {
+        let _ = writeln!(out, "![{title}]({file})\n");
+    }
     out
 }

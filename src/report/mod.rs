@@ -1,5 +1,6 @@
-//! Reports: the model (`run.json`), its renderers (text, markdown, JSON: pure functions of a
-//! [`model::Report`], no I/O) and [`OutputDir`], the one place that writes files.
+//! Reports: the model (`run.json`), its renderers (text, markdown, HTML, CSV, JSON, SVG
+//! charts: pure functions of a [`model::Report`], no I/O), the comparison of two runs, and
+//! [`OutputDir`], the one place that writes files.
 
 use std::fs;
 use std::io::Write;
@@ -9,6 +10,11 @@ use anyhow::{Context, Result};
 
 use crate::error::UsageError;
 
+pub mod blog;
+pub mod chart;
+pub mod compare;
+pub mod csv;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod model;
@@ -42,7 +48,39 @@ pub fn human_us(us: f64) -> String {
     }
 }
 
-/// The output directory of a run: `run.json` and `results.md`, each written atomically.
+/// The subdirectory of `--out` the charts go to (results.md links them there).
+pub const CHARTS_DIR: &str = "charts";
+
+/// A file (or files) a run is rendered to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `run.json`
+    Json,
+    /// `results.md` (with the charts embedded when they are written too)
+    Markdown,
+    /// `report.html`, charts inline
+    Html,
+    /// `results.csv`
+    Csv,
+    /// `series.csv`: the time series
+    SeriesCsv,
+    /// one SVG file per chart
+    Charts,
+}
+
+impl Format {
+    pub const ALL: [Format; 6] = [
+        Format::Json,
+        Format::Markdown,
+        Format::Html,
+        Format::Csv,
+        Format::SeriesCsv,
+        Format::Charts,
+    ];
+}
+
+/// The output directory of a run: `run.json`, `results.md`, `report.html`, `results.csv`
+/// and the charts' SVG files, each written atomically.
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     dir: PathBuf,
@@ -71,24 +109,99 @@ impl OutputDir {
         &self.dir
     }
 
-    /// Writes `run.json` and `results.md` for `report` (replacing any earlier write).
+    /// Writes every output for `report` (replacing any earlier write).
     pub fn write(&self, report: &model::Report) -> Result<()> {
-        self.write_atomically("run.json", &json::render(report))?;
-        self.write_atomically("results.md", &markdown::render(report))
+        self.write_formats(report, &Format::ALL).map(drop)
     }
 
-    fn write_atomically(&self, name: &str, contents: &str) -> Result<()> {
+    /// Writes the files of `formats` for `report`; returns their paths.
+    pub fn write_formats(
+        &self,
+        report: &model::Report,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>> {
+        let charts = if formats
+            .iter()
+            .any(|f| matches!(f, Format::Html | Format::Charts))
+        {
+            chart::charts(report)
+        } else {
+            Vec::new()
+        };
+        let mut written = Vec::new();
+        for format in formats {
+            match format {
+                Format::Json => {
+                    written.push(self.write_atomically("run.json", &json::render(report))?)
+                }
+                Format::Markdown => {
+                    let files: Vec<String> = charts
+                        .iter()
+                        .map(|c| format!("{CHARTS_DIR}/{}", c.file))
+                        .collect();
+                    let embedded: Vec<(&str, &str)> = if formats.contains(&Format::Charts) {
+                        files
+                            .iter()
+                            .zip(&charts)
+                            .map(|(f, c)| (f.as_str(), c.title.as_str()))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let md = markdown::render_with_charts(report, &embedded);
+                    written.push(self.write_atomically("results.md", &md)?);
+                }
+                Format::Html => {
+                    let inline: Vec<(&str, &str)> = charts
+                        .iter()
+                        .map(|c| (c.title.as_str(), c.svg.as_str()))
+                        .collect();
+                    written.push(
+                        self.write_atomically("report.html", &html::render(report, &inline))?,
+                    );
+                }
+                Format::Csv => {
+                    written.push(self.write_atomically("results.csv", &csv::render(report))?)
+                }
+                Format::SeriesCsv => {
+                    written.push(self.write_atomically("series.csv", &csv::render_series(report))?)
+                }
+                Format::Charts => {
+                    let dir = self.dir.join(CHARTS_DIR);
+                    fs::create_dir_all(&dir)
+                        .with_context(|| format!("creating {}", dir.display()))?;
+                    for c in &charts {
+                        written.push(
+                            self.write_atomically(&format!("{CHARTS_DIR}/{}", c.file), &c.svg)?,
+                        );
+                    }
+                }
+            }
+        }
+        Ok(written)
+    }
+
+    fn write_atomically(&self, name: &str, contents: &str) -> Result<PathBuf> {
         let target = self.dir.join(name);
+        let (dir, file) = match target.parent() {
+            Some(parent) => (parent.to_path_buf(), target.file_name().unwrap_or_default()),
+            None => (self.dir.clone(), std::ffi::OsStr::new(name)),
+        };
         let mut tmp = tempfile::Builder::new()
-            .prefix(&format!(".{name}"))
-            .tempfile_in(&self.dir)
-            .with_context(|| format!("creating a temporary file in {}", self.dir.display()))?;
+            .prefix(&format!(".{}", file.to_string_lossy()))
+            .tempfile_in(&dir)
+            .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        // Readable by others, as a file written with the default umask would be (a
+        // temporary file is private): reports get served and shared.
+        tmp.as_file()
+            .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644))
+            .with_context(|| format!("writing {}", target.display()))?;
         tmp.write_all(contents.as_bytes())
             .and_then(|()| tmp.as_file().sync_all())
             .with_context(|| format!("writing {}", target.display()))?;
         tmp.persist(&target)
             .with_context(|| format!("replacing {}", target.display()))?;
-        Ok(())
+        Ok(target)
     }
 }
 

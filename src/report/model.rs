@@ -15,7 +15,7 @@ use crate::workload::record::Size;
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// A whole run: what was asked, where it ran, and what each store did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
     /// Version of this layout ([`SCHEMA_VERSION`]).
     pub schema_version: u32,
@@ -32,12 +32,38 @@ pub struct Report {
     pub plan: PlanSummary,
     /// The machine the run was made on.
     pub machine: Machine,
+    /// What the machine allows, measured before the stores (absent with `--no-floor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<Floor>,
     /// One entry per requested store, in run order.
     pub stores: Vec<StoreResult>,
 }
 
+/// The machine's floor: the loopback round trip every server store's operation pays at
+/// least once, and the durable write every durable commit pays.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Floor {
+    /// A one-byte echo over a 127.0.0.1 TCP connection, one connection.
+    pub loopback_c1: FloorFigure,
+    /// The same over 8 connections at once, each with its own client and echo thread.
+    pub loopback_c8: FloorFigure,
+    /// A 4 kB write and `fdatasync` in the directory of the throw-away servers' data.
+    pub fsync: FloorFigure,
+    /// Where the durable writes were timed.
+    pub fsync_dir: String,
+}
+
+/// One floor figure, in microseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FloorFigure {
+    pub concurrency: u32,
+    pub samples: u64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+}
+
 /// The program that made a report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tool {
     /// Always `dbcompare`.
     pub name: String,
@@ -55,7 +81,7 @@ impl Tool {
 }
 
 /// Whether a report holds everything that was asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Every requested store ran to its end (successfully or not).
@@ -67,7 +93,7 @@ pub enum RunStatus {
 }
 
 /// The resolved plan, as far as it shapes the figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlanSummary {
     /// The suite that ran (`classic`, `driver`).
     pub suite: String,
@@ -102,6 +128,14 @@ pub struct PlanSummary {
     /// YCSB: each workload run, with its properties in brief.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub workloads: Vec<String>,
+    /// Classic suite at the blog's sizes: show the 2016 blog's figures beside the run's
+    /// (`--no-blog-reference` turns it off).
+    #[serde(default = "yes")]
+    pub blog_reference: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn one() -> u32 {
@@ -113,7 +147,7 @@ fn one_level() -> Vec<u32> {
 }
 
 /// What happened to one store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StoreResult {
     /// Store name (`sqlite`, `postgres`, ...).
     pub store: String,
@@ -182,7 +216,7 @@ impl StoreResult {
 }
 
 /// The outcome of one store's run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StoreStatus {
     /// Every phase ran and every answer was right.
@@ -196,7 +230,7 @@ pub enum StoreStatus {
 }
 
 /// Where a store ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Deployment {
     /// `embedded`, `local server` (a throw-away server dbcompare started) or `url`.
     pub kind: String,
@@ -225,7 +259,9 @@ impl Deployment {
 }
 
 /// Which operation a phase measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseKind {
     Insert,
@@ -253,7 +289,7 @@ impl PhaseKind {
 }
 
 /// The figures of one measured phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PhaseResult {
     /// `insert` or `search`.
     pub kind: PhaseKind,
@@ -300,10 +336,100 @@ pub struct PhaseResult {
     /// Open-loop (`--rate`) phases: response times from each operation's intended start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
+    /// Why the client, not the store, was the limit of this phase (its own CPU near all of
+    /// its event loops, or an open-loop schedule it could not keep); absent when it was not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_bound: Option<String>,
+    /// Every measured run's time series, in run order (absent in reports before they were
+    /// recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<Series>,
+}
+
+/// A phase run over time: a point per fixed interval from the phase's start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Series {
+    /// The width of every interval (the last one is cut short where the phase ended).
+    pub interval_ms: f64,
+    /// From the phase's start to its last operation's end.
+    pub span_ms: f64,
+    pub points: Vec<SeriesPoint>,
+}
+
+impl Series {
+    /// Each point's operations per second over its own width (the last one's is cut
+    /// short), with its start in ms.
+    pub fn rates(&self) -> Vec<(f64, f64)> {
+        let n = self.points.len();
+        self.points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let from = i as f64 * self.interval_ms;
+                let width = if i + 1 == n {
+                    (self.span_ms - from).clamp(0.0, self.interval_ms)
+                } else {
+                    self.interval_ms
+                };
+                let rate = if width > 0.0 {
+                    p.ops as f64 / (width / 1000.0)
+                } else {
+                    0.0
+                };
+                (from, rate)
+            })
+            .collect()
+    }
+}
+
+/// One interval of a [`Series`]; latencies in microseconds (two significant digits).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SeriesPoint {
+    /// Operations that ended in the interval.
+    pub ops: u64,
+    /// Of which failed or answered wrong.
+    pub errors: u64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
+}
+
+/// Share of the client's event loops its CPU may use before a phase counts as client-bound.
+pub const CLIENT_BOUND_SHARE: f64 = 0.85;
+
+impl PhaseResult {
+    /// Why this phase's figures are the client's limit, if they are: the client process
+    /// used more than [`CLIENT_BOUND_SHARE`] of its `loops` event loops' time (CPU per
+    /// operation times operations per second), or an open loop fell behind its schedule.
+    /// An embedded store's work is the client's own CPU, so its phases are never flagged.
+    pub fn client_bound_reason(&self, loops: u32, embedded: bool) -> Option<String> {
+        if embedded {
+            return None;
+        }
+        if let Some(ol) = &self.open_loop
+            && self.ops_per_s < ol.rate * 0.95
+        {
+            return Some(format!(
+                "the open loop fell behind: {:.0} of {:.0} ops/s",
+                self.ops_per_s, ol.rate
+            ));
+        }
+        let loops = f64::from(loops.max(1));
+        let busy = self.cpu_us_per_op * self.ops_per_s / 1e6;
+        (busy > CLIENT_BOUND_SHARE * loops).then(|| {
+            format!(
+                "the client used {:.0}% of its {loops} event loop(s): {:.1} us of CPU per \
+                 operation at {:.0} ops/s",
+                busy / loops * 100.0,
+                self.cpu_us_per_op,
+                self.ops_per_s
+            )
+        })
+    }
 }
 
 /// One measured run of a phase.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunFigures {
     pub wall_ms: f64,
     pub ops_per_s: f64,
@@ -319,7 +445,7 @@ pub struct RunFigures {
 /// An open-loop phase: operations issued on a fixed schedule, each timed from the moment
 /// it was meant to start, so a stall is charged to every operation queued behind it
 /// (coordinated omission corrected). `latency_us` of the phase is then the service time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OpenLoop {
     /// The schedule, in operations per second.
     pub rate: f64,
@@ -332,7 +458,7 @@ pub struct OpenLoop {
 }
 
 /// Latency percentiles of one phase, in microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Latency {
     pub min: f64,
     pub mean: f64,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::model::{PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
+use super::model::{Floor, PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
 use super::stats::Spread;
 use super::{human_size, human_us};
 use crate::workload::driver::DriverTest;
@@ -72,6 +72,101 @@ pub fn phase_line(p: &PhaseResult) -> String {
     line
 }
 
+/// Every client-bound phase, a line each: `redis SEARCH tiny x8: the client used ...`.
+pub fn client_bound_lines(report: &Report) -> Vec<String> {
+    report
+        .stores
+        .iter()
+        .flat_map(|s| {
+            s.phases.iter().filter_map(move |p| {
+                p.client_bound.as_ref().map(|why| {
+                    format!(
+                        "{} {} {} x{}: {why}",
+                        s.store,
+                        p.kind.label(),
+                        p.size.name,
+                        p.concurrency
+                    )
+                })
+            })
+        })
+        .collect()
+}
+
+/// `machine floor: loopback round trip p50 17.2 us (p99 31.0) at concurrency 1, ...`
+pub fn floor_line(f: &Floor) -> String {
+    format!(
+        "machine floor: loopback TCP round trip p50 {} us (p99 {}) on one connection, {} us \
+         (p99 {}) on 8 at once; 4 kB write + fdatasync in {} p50 {} us (p99 {})",
+        human_us(f.loopback_c1.p50_us),
+        human_us(f.loopback_c1.p99_us),
+        human_us(f.loopback_c8.p50_us),
+        human_us(f.loopback_c8.p99_us),
+        f.fsync_dir,
+        human_us(f.fsync.p50_us),
+        human_us(f.fsync.p99_us)
+    )
+}
+
+/// A phase's p50 latency as a multiple of the machine's floor it pays: a durable insert's
+/// over the durable write (`2.1x fsync`), a server store's search at concurrency 1 or 8 over
+/// the loopback round trip at that concurrency (`3.4x rtt`). `None` where no floor applies
+/// (an embedded store's search, other concurrencies, relaxed inserts).
+pub fn floor_multiple(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Option<String> {
+    let floor = floor?;
+    let embedded = r.deployment.as_ref().is_none_or(|d| d.kind == "embedded");
+    let durable = r.info.as_ref().is_some_and(|i| i.durability == "durable");
+    let (base, what) = match p.kind {
+        PhaseKind::Insert if durable => (floor.fsync.p50_us, "fsync"),
+        PhaseKind::Search | PhaseKind::Driver | PhaseKind::Ycsb if !embedded => {
+            match p.concurrency {
+                1 => (floor.loopback_c1.p50_us, "rtt"),
+                8 => (floor.loopback_c8.p50_us, "rtt"),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    (base > 0.0 && p.latency_us.p50 > 0.0)
+        .then(|| format!("{:.1}x {what}", p.latency_us.p50 / base))
+}
+
+/// The console's summary of a classic or pool phase, under the blog's lines (a driver or
+/// YCSB phase's own line already says as much): `  SEARCH tiny x1: 305344 ops/s
+/// (277585-339271 over 3 runs), p50 2.87 us, p99 8.61 us, cpu 2.30 us/op`.
+pub fn summary_line(p: &PhaseResult) -> Option<String> {
+    if matches!(p.kind, PhaseKind::Driver | PhaseKind::Ycsb) {
+        return None;
+    }
+    let mut line = format!(
+        "  {} {} x{}: {:.0} ops/s",
+        p.kind.label(),
+        p.size.name,
+        p.concurrency,
+        p.ops_per_s
+    );
+    if let Some(s) = Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>()) {
+        let _ = write!(
+            line,
+            " ({:.0}-{:.0} over {} runs)",
+            s.min,
+            s.max,
+            p.runs.len()
+        );
+    }
+    let _ = write!(
+        line,
+        ", p50 {} us, p99 {} us, cpu {} us/op",
+        human_us(p.latency_us.p50),
+        human_us(p.latency_us.p99),
+        human_us(p.cpu_us_per_op)
+    );
+    if p.errors > 0 {
+        let _ = write!(line, ", {} error(s)", p.errors);
+    }
+    Some(line)
+}
+
 /// go-ycsb's line for one operation type of a workload (`TOTAL`: every operation):
 /// `a READ - Takes(s): 1.2, Count: 512, OPS: 426.7, Avg(us): 2301, Min(us): 170, ...`.
 pub fn ycsb_line(p: &PhaseResult) -> String {
@@ -129,6 +224,90 @@ fn notes(p: &PhaseResult, line: &mut String) {
     if let Some(warning) = schedule_warning(p) {
         let _ = write!(line, "  WARNING: {warning}");
     }
+    if let Some(why) = &p.client_bound {
+        let _ = write!(line, "  CLIENT-BOUND: {why}");
+    }
+}
+
+/// What a phase's time series says against its figures: throughput that drifted (the last
+/// tenth of the phase more than 20% off its middle fifth) or a first interval much slower
+/// than the rest (warm-up not over). Phases shorter than 200 ms are not judged.
+pub fn series_warnings(p: &PhaseResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let runs = p.series.len();
+    for (i, series) in p.series.iter().enumerate() {
+        let run = if runs > 1 {
+            format!("run {} of {runs}: ", i + 1)
+        } else {
+            String::new()
+        };
+        if let Some(w) = drift(series) {
+            out.push(format!("{run}{w}"));
+        }
+        if let Some(w) = cold_start(series) {
+            out.push(format!("{run}{w}"));
+        }
+    }
+    out
+}
+
+/// Shortest series judged, in ms.
+const JUDGED_FROM_MS: f64 = 200.0;
+
+/// Operations per second over the points starting in `[from, to)` of the span.
+fn rate_between(series: &super::model::Series, from: f64, to: f64) -> Option<f64> {
+    let n = series.points.len();
+    let (mut ops, mut ms) = (0u64, 0.0);
+    for (i, p) in series.points.iter().enumerate() {
+        let start = i as f64 * series.interval_ms;
+        if start < from * series.span_ms || start >= to * series.span_ms {
+            continue;
+        }
+        let width = if i + 1 == n {
+            (series.span_ms - start).clamp(0.0, series.interval_ms)
+        } else {
+            series.interval_ms
+        };
+        ops += p.ops;
+        ms += width;
+    }
+    (ms > 0.0).then(|| ops as f64 / (ms / 1000.0))
+}
+
+fn drift(series: &super::model::Series) -> Option<String> {
+    if series.span_ms < JUDGED_FROM_MS || series.points.len() < 10 {
+        return None;
+    }
+    let middle = rate_between(series, 0.4, 0.6)?;
+    let last = rate_between(series, 0.9, 1.0)?;
+    let change = last / middle - 1.0;
+    (middle > 0.0 && change.abs() > 0.2).then(|| {
+        format!(
+            "throughput drifted: the last tenth ran at {last:.0} ops/s, the middle at \
+             {middle:.0} ({:+.0}%)",
+            change * 100.0
+        )
+    })
+}
+
+fn cold_start(series: &super::model::Series) -> Option<String> {
+    if series.span_ms < JUDGED_FROM_MS || series.points.len() < 10 {
+        return None;
+    }
+    let rates = series.rates();
+    // The last point is cut short where the phase ended; it is not a typical one.
+    let mut typical: Vec<f64> = rates[1..rates.len() - 1].iter().map(|r| r.1).collect();
+    typical.sort_by(f64::total_cmp);
+    let median = typical[typical.len() / 2];
+    let first = rates[0].1;
+    (median > 0.0 && first < median * 0.5).then(|| {
+        format!(
+            "warm-up not over: the first {:.1} ms ran at {:.0}% of the median interval's \
+             rate (more --warmup-runs, or longer phases)",
+            series.interval_ms,
+            first / median * 100.0
+        )
+    })
 }
 
 /// An open-loop phase whose client could not keep to its schedule says so, by how much:
@@ -204,11 +383,20 @@ pub fn store_lines(r: &StoreResult) -> Vec<String> {
         .phases
         .iter()
         .partition(|p| p.kind == super::model::PhaseKind::Insert);
-    lines.extend(inserts.into_iter().map(phase_line));
+    let with_warnings = |p: &PhaseResult| {
+        let mut lines = vec![phase_line(p)];
+        lines.extend(
+            series_warnings(p)
+                .into_iter()
+                .map(|w| format!("  WARNING: {w}")),
+        );
+        lines
+    };
+    lines.extend(inserts.into_iter().flat_map(with_warnings));
     if r.final_size_bytes.is_some() || (unknown && !searches.is_empty()) {
         lines.push(size_line("final", r.final_size_bytes));
     }
-    lines.extend(searches.into_iter().map(phase_line));
+    lines.extend(searches.into_iter().flat_map(with_warnings));
     lines.extend(
         r.not_applicable
             .iter()
@@ -261,7 +449,7 @@ pub fn table(headers: &[&str], rows: &[Vec<String>], numeric: &[bool]) -> String
 }
 
 /// Headers of the per-phase recap, shared with the markdown renderer.
-pub const PHASE_HEADERS: [&str; 17] = [
+pub const PHASE_HEADERS: [&str; 18] = [
     "store",
     "phase",
     "size",
@@ -271,6 +459,7 @@ pub const PHASE_HEADERS: [&str; 17] = [
     "ops/s",
     "ops/s min-max",
     "p50 us",
+    "p50/floor",
     "p90 us",
     "p99 us",
     "p99.9 us",
@@ -281,11 +470,24 @@ pub const PHASE_HEADERS: [&str; 17] = [
     "errors",
 ];
 
+/// The per-phase recap's rows: every phase of every store, in run order.
+pub fn phase_rows(report: &Report) -> Vec<Vec<String>> {
+    report
+        .stores
+        .iter()
+        .flat_map(|s| {
+            s.phases
+                .iter()
+                .map(|p| phase_row(report.floor.as_ref(), s, p))
+        })
+        .collect()
+}
+
 /// One row of the per-phase recap.
-pub fn phase_row(store: &str, p: &PhaseResult) -> Vec<String> {
+pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec<String> {
     let l = &p.latency_us;
     vec![
-        store.to_string(),
+        r.store.clone(),
         p.kind.label().to_string(),
         p.size.name.clone(),
         p.concurrency.to_string(),
@@ -295,6 +497,7 @@ pub fn phase_row(store: &str, p: &PhaseResult) -> Vec<String> {
         Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>())
             .map_or_else(|| "-".to_string(), |s| format!("{:.0}-{:.0}", s.min, s.max)),
         human_us(l.p50),
+        floor_multiple(floor, r, p).unwrap_or_else(|| "-".to_string()),
         human_us(l.p90),
         human_us(l.p99),
         human_us(l.p999),
@@ -463,11 +666,7 @@ fn numeric_columns(n: usize, text_columns: usize) -> Vec<bool> {
 
 /// The recap printed at the end of a run: every phase of every store, then every store.
 pub fn recap(report: &Report) -> String {
-    let phase_rows: Vec<Vec<String>> = report
-        .stores
-        .iter()
-        .flat_map(|s| s.phases.iter().map(|p| phase_row(&s.store, p)))
-        .collect();
+    let phase_rows = phase_rows(report);
     let store_rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
     let mut out = String::from("Recap\n\n");
     out.push_str(&table(
@@ -487,6 +686,30 @@ pub fn recap(report: &Report) -> String {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         out.push_str("Search throughput by concurrency:\n\n");
         out.push_str(&table(&headers, &rows, &numeric_columns(headers.len(), 2)));
+        out.push('\n');
+    }
+    if let Some((headers, rows)) = super::blog::reference_rows(report) {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        out.push_str("Beside the 2016 blog (wall time in ms):\n\n");
+        out.push_str(&table(&headers, &rows, &numeric_columns(headers.len(), 1)));
+        for (phase, now, then) in super::blog::rank_rows(report) {
+            out.push_str(&format!("{phase}: now {now}; 2016 {then}\n"));
+        }
+        for note in super::blog::notes(report) {
+            out.push_str(&note.replace('`', ""));
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let bound = client_bound_lines(report);
+    if !bound.is_empty() {
+        out.push_str(
+            "Client-bound phases (their figures are the client's limit, not the store's):\n",
+        );
+        for line in bound {
+            out.push_str(&line);
+            out.push('\n');
+        }
         out.push('\n');
     }
     out.push_str(&table(&STORE_HEADERS, &store_rows, &[]));
@@ -535,4 +758,72 @@ pub fn render(report: &Report) -> String {
     }
     out.push_str(&recap(report));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Series, SeriesPoint};
+
+    /// A series of `rates` (ops/s), one point per 10 ms, the last point whole.
+    fn series(rates: &[f64]) -> Series {
+        Series {
+            interval_ms: 10.0,
+            span_ms: rates.len() as f64 * 10.0,
+            points: rates
+                .iter()
+                .map(|r| SeriesPoint {
+                    ops: (r / 100.0).round() as u64,
+                    errors: 0,
+                    p50_us: 1.0,
+                    p99_us: 2.0,
+                    max_us: 3.0,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_steady_series_gives_no_warning() {
+        let steady: Vec<f64> = (0..40).map(|i| 10_000.0 + (i % 3) as f64 * 500.0).collect();
+        assert_eq!(drift(&series(&steady)), None);
+        assert_eq!(cold_start(&series(&steady)), None);
+    }
+
+    #[test]
+    fn a_slowing_end_is_drift() {
+        let mut slowing = vec![10_000.0; 40];
+        for r in &mut slowing[36..] {
+            *r = 7_000.0;
+        }
+        let w = drift(&series(&slowing)).expect("drift");
+        assert!(
+            w.contains("last tenth ran at 7000 ops/s, the middle at 10000 (-30%)"),
+            "{w}"
+        );
+        // 15% is within the tolerance.
+        for r in &mut slowing[36..] {
+            *r = 8_500.0;
+        }
+        assert_eq!(drift(&series(&slowing)), None);
+    }
+
+    #[test]
+    fn a_slow_first_interval_is_warm_up() {
+        let mut cold = vec![10_000.0; 40];
+        cold[0] = 3_000.0;
+        let w = cold_start(&series(&cold)).expect("warm-up");
+        assert!(w.contains("the first 10.0 ms ran at 30%"), "{w}");
+        cold[0] = 6_000.0;
+        assert_eq!(cold_start(&series(&cold)), None);
+    }
+
+    #[test]
+    fn short_phases_are_not_judged() {
+        let mut short = vec![10_000.0; 15];
+        short[0] = 100.0;
+        short[14] = 100.0;
+        assert_eq!(drift(&series(&short)), None);
+        assert_eq!(cold_start(&series(&short)), None);
+    }
 }

@@ -14,7 +14,7 @@ use super::Observer;
 use super::clients::{Clients, Connect};
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
-use crate::measure::{self, Errors, Meter, PhaseRun};
+use crate::measure::{self, Errors, Meter, PhaseRun, Recorder};
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{DriverStore, Store};
 use crate::workload::driver::DriverTest;
@@ -130,8 +130,9 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
         .into_iter()
         .enumerate()
         .map(|(task, mut store)| {
+            let started = meter.started();
             clients.spawn(task, async move {
-                let mut histogram = measure::new_histogram();
+                let mut recorder = Recorder::new(started);
                 let mut errors = Errors::default();
                 let mut stopped = false;
                 let mut i = task as u64;
@@ -142,28 +143,29 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
                     }
                     let t = Instant::now();
                     let outcome = store.driver(operation, i).await;
-                    measure::record(&mut histogram, t.elapsed());
-                    if let Err(e) = outcome
-                        && errors.count("error", || format!("iteration {i}: {e:#}"))
-                    {
-                        stopped = true;
-                        break;
+                    recorder.record(t, Instant::now());
+                    if let Err(e) = outcome {
+                        recorder.failed();
+                        if errors.count("error", || format!("iteration {i}: {e:#}")) {
+                            stopped = true;
+                            break;
+                        }
                     }
                     i += concurrency as u64;
                 }
-                (store, histogram, errors, stopped)
+                (store, recorder, errors, stopped)
             })
         })
         .collect();
     let _abort = AbortOnDrop::new(&handles);
-    let mut histogram = measure::new_histogram();
+    let mut recorder = Recorder::new(meter.started());
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;
     let mut stopped = false;
     let mut returned = Vec::new();
     for handle in handles {
-        let (store, h, e, s) = handle.await.context("a driver task panicked")?;
-        histogram.add(&h).expect("histograms of one shape merge");
+        let (store, r, e, s) = handle.await.context("a driver task panicked")?;
+        recorder.add(&r);
         for (k, n) in e.by_kind {
             *errors.entry(k).or_default() += n;
         }
@@ -173,8 +175,8 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
         stopped |= s;
         returned.push(store);
     }
-    let ops = histogram.len();
-    let figures = meter.finish(ops, &histogram);
+    let ops = recorder.len();
+    let figures = meter.finish(ops, &recorder.histogram);
     returned.append(connections);
     *connections = returned;
     Ok((
@@ -186,7 +188,8 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
             errors,
             incomplete: stopped,
             figures,
-            histogram,
+            histogram: recorder.histogram,
+            series: recorder.series,
             open_loop: None,
         },
         first_error,

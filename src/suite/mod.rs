@@ -16,6 +16,8 @@ pub mod ycsb;
 
 /// Hears about a run as it goes: the console prints lines and draws progress bars from these.
 pub trait Observer: Send {
+    /// The machine's floor was measured, before any store.
+    fn floor_measured(&mut self, _floor: &crate::report::model::Floor) {}
     fn store_started(&mut self, _store: &str) {}
     /// A new run of the suite starts (`warm-up run 1/1 (discarded)`, `run 2/3`); only
     /// said when there is more than one.

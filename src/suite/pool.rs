@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 use super::Observer;
 use super::clients::{self, Connect};
 use crate::interrupt;
-use crate::measure::{self, Meter, PhaseRun};
+use crate::measure::{self, Meter, PhaseRun, Recorder};
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{PoolStore, Store};
 use crate::workload::pool::{
@@ -157,10 +157,10 @@ fn phase_run(
     test: PoolTest,
     ops: u64,
     concurrency: usize,
-    histogram: hdrhistogram::Histogram<u64>,
+    recorder: Recorder,
     meter: Meter,
 ) -> PhaseRun {
-    let figures = meter.finish(ops, &histogram);
+    let figures = meter.finish(ops, &recorder.histogram);
     PhaseRun {
         kind: PhaseKind::Pool,
         size: Size {
@@ -172,7 +172,8 @@ fn phase_run(
         errors: BTreeMap::new(),
         incomplete: false,
         figures,
-        histogram,
+        histogram: recorder.histogram,
+        series: recorder.series,
         open_loop: None,
     }
 }
@@ -193,18 +194,18 @@ async fn large_result_set<S: PoolStore>(
         },
         1,
     );
-    let mut histogram = measure::new_histogram();
     let meter = Meter::start();
+    let mut recorder = Recorder::new(meter.started());
     let t = Instant::now();
     let fetched = store.pool_large(large_result).await?;
-    measure::record(&mut histogram, t.elapsed());
+    recorder.record(t, Instant::now());
     if fetched.len() != large_result as usize {
         bail!("fetched {} rows, not {large_result}", fetched.len());
     }
     if let Some((got, want)) = fetched.iter().zip(table).find(|(g, w)| g != w) {
         bail!("row {} differs: expected {want:?}, got {got:?}", want.id);
     }
-    Ok(phase_run(PoolTest::LargeResultSet, 1, 1, histogram, meter))
+    Ok(phase_run(PoolTest::LargeResultSet, 1, 1, recorder, meter))
 }
 
 fn check_row(table: &[BenchRow], id: i32, got: Option<BenchRow>) -> Result<()> {
@@ -239,18 +240,18 @@ async fn concurrent_queries<C: Connect<Store: PoolStore>>(
             let t = Instant::now();
             let mut store = connector.connect().await?;
             let got = store.pool_point(id).await?;
-            let elapsed = t.elapsed();
+            let end = Instant::now();
             check_row(table, id, got)?;
-            anyhow::Ok((elapsed, store))
+            anyhow::Ok(((t, end), store))
         })
         .collect();
-    let mut histogram = measure::new_histogram();
+    let mut recorder = Recorder::new(meter.started());
     let mut opened = Vec::with_capacity(connections);
     let mut failure = None;
     while let Some(done) = tasks.next().await {
         match done {
-            Ok((elapsed, store)) => {
-                measure::record(&mut histogram, elapsed);
+            Ok(((start, end), store)) => {
+                recorder.record(start, end);
                 opened.push(store);
             }
             Err(e) => {
@@ -262,7 +263,7 @@ async fn concurrent_queries<C: Connect<Store: PoolStore>>(
         PoolTest::ConcurrentQueries,
         connections as u64,
         connections,
-        histogram,
+        recorder,
         meter,
     );
     clients::close_all(opened).await;
@@ -302,11 +303,11 @@ async fn connection_pool<C: Connect<Store: PoolStore>>(
     let next = std::sync::atomic::AtomicU32::new(0);
     let tasks: FuturesUnordered<_> = (0..workers)
         .map(|_| async {
-            let mut histogram = measure::new_histogram();
+            let mut recorder = Recorder::new(meter.started());
             loop {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if n >= POOL_QUERIES {
-                    return anyhow::Ok(histogram);
+                    return anyhow::Ok(recorder);
                 }
                 let id = 1 + ((n + rep * POOL_QUERIES) as i32 * 7_919) % table.len() as i32;
                 let t = Instant::now();
@@ -325,21 +326,21 @@ async fn connection_pool<C: Connect<Store: PoolStore>>(
                     .lock()
                     .expect("no panics under the lock")
                     .push(store);
-                measure::record(&mut histogram, t.elapsed());
+                recorder.record(t, Instant::now());
                 check_row(table, id, got?)?;
             }
         })
         .collect();
-    let mut histogram = measure::new_histogram();
+    let mut recorder = Recorder::new(meter.started());
     let done: Vec<Result<_>> = tasks.collect().await;
-    for h in done {
-        histogram.add(&h?).expect("histograms of one shape merge");
+    for r in done {
+        recorder.add(&r?);
     }
     let run = phase_run(
         PoolTest::ConnectionPool,
         u64::from(POOL_QUERIES),
         workers,
-        histogram,
+        recorder,
         meter,
     );
     let idle = pool.idle.into_inner().expect("no panics under the lock");
@@ -366,17 +367,17 @@ async fn batch_insert<S: PoolStore>(
         batch.len() as u64,
     );
     store.pool_batch_reset().await?;
-    let mut histogram = measure::new_histogram();
     let meter = Meter::start();
+    let mut recorder = Recorder::new(meter.started());
     let t = Instant::now();
     store.pool_batch_insert(batch).await?;
     // One sample: the latency of the whole batch (ops counts its rows).
-    measure::record(&mut histogram, t.elapsed());
+    recorder.record(t, Instant::now());
     let run = phase_run(
         PoolTest::BatchInsert,
         batch.len() as u64,
         1,
-        histogram,
+        recorder,
         meter,
     );
     let count = store.pool_batch_count().await?;

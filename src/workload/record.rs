@@ -57,7 +57,7 @@ pub struct Data {
 }
 
 /// A workload size: a name (used in `unique_id` and in reports) and a record count.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Size {
     pub name: String,
     pub records: u64,

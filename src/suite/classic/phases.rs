@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 
 use super::{PROGRESS_EVERY, SizeWork};
 use crate::interrupt;
-use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun};
+use crate::measure::{Errors, Meter, OpenLoopRun, PhaseRun, Recorder};
 use crate::report::model::PhaseKind;
 use crate::store::Store;
 use crate::suite::Observer;
@@ -31,10 +31,10 @@ pub(super) async fn insert_phase<S: Store>(
     observer: &mut dyn Observer,
 ) -> Measured {
     observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
-    let mut histogram = measure::new_histogram();
     let mut errors = Errors::default();
     let mut stopped = false;
     let meter = Meter::start();
+    let mut recorder = Recorder::new(meter.started());
     for (i, r) in work.records.iter().enumerate() {
         if interrupt::requested() {
             stopped = true;
@@ -42,8 +42,9 @@ pub(super) async fn insert_phase<S: Store>(
         }
         let t = Instant::now();
         let outcome = store.insert(r).await;
-        measure::record(&mut histogram, t.elapsed());
+        recorder.record(t, Instant::now());
         if let Err(e) = outcome {
+            recorder.failed();
             let message = || format!("inserting {}: {e:#}", r.unique_id);
             if errors.count(format!("store error: {e:#}"), message) {
                 stopped = true;
@@ -60,7 +61,7 @@ pub(super) async fn insert_phase<S: Store>(
         errors,
         stopped,
         meter,
-        histogram,
+        recorder,
     )
 }
 
@@ -88,10 +89,10 @@ pub(super) async fn search_phase_closed<S: Store>(
     observer: &mut dyn Observer,
 ) -> Measured {
     observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
-    let mut histogram = measure::new_histogram();
     let mut errors = Errors::default();
     let mut stopped = false;
     let meter = Meter::start();
+    let mut recorder = Recorder::new(meter.started());
     for (i, &index) in work.order.iter().enumerate() {
         if interrupt::requested() {
             stopped = true;
@@ -100,12 +101,13 @@ pub(super) async fn search_phase_closed<S: Store>(
         let expected = &work.records[index as usize];
         let t = Instant::now();
         let outcome = store.find(&expected.unique_id).await;
-        measure::record(&mut histogram, t.elapsed());
-        if let Some((kind, message)) = check(expected, outcome)
-            && errors.count(kind, || message)
-        {
-            stopped = true;
-            break;
+        recorder.record(t, Instant::now());
+        if let Some((kind, message)) = check(expected, outcome) {
+            recorder.failed();
+            if errors.count(kind, || message) {
+                stopped = true;
+                break;
+            }
         }
         if i % PROGRESS_EVERY == 0 {
             observer.progress(i as u64);
@@ -117,7 +119,7 @@ pub(super) async fn search_phase_closed<S: Store>(
         errors,
         stopped,
         meter,
-        histogram,
+        recorder,
     )
 }
 
@@ -128,9 +130,9 @@ fn one_connection_run(
     errors: Errors,
     stopped: bool,
     meter: Meter,
-    histogram: hdrhistogram::Histogram<u64>,
+    recorder: Recorder,
 ) -> Measured {
-    let ops = histogram.len();
+    let ops = recorder.len();
     Measured {
         run: PhaseRun {
             kind,
@@ -139,8 +141,9 @@ fn one_connection_run(
             ops,
             errors: errors.by_kind,
             incomplete: stopped,
-            figures: meter.finish(ops, &histogram),
-            histogram,
+            figures: meter.finish(ops, &recorder.histogram),
+            histogram: recorder.histogram,
+            series: recorder.series,
             open_loop: None,
         },
         first_error: errors.first,
@@ -150,7 +153,7 @@ fn one_connection_run(
 /// What one search task brings back.
 struct TaskResult<S> {
     store: S,
-    histogram: hdrhistogram::Histogram<u64>,
+    recorder: Recorder,
     errors: Errors,
     stopped: bool,
     pacer: Option<Pacer>,
@@ -164,8 +167,9 @@ async fn search_task<S: Store>(
     task: usize,
     tasks: usize,
     mut pacer: Option<Pacer>,
+    started: std::time::Instant,
 ) -> TaskResult<S> {
-    let mut histogram = measure::new_histogram();
+    let mut recorder = Recorder::new(started);
     let mut errors = Errors::default();
     let mut stopped = false;
     for i in (task..order.len()).step_by(tasks) {
@@ -181,20 +185,21 @@ async fn search_task<S: Store>(
         let start = tokio::time::Instant::now();
         let outcome = store.find(&expected.unique_id).await;
         let end = tokio::time::Instant::now();
-        measure::record(&mut histogram, end - start);
+        recorder.record(start.into_std(), end.into_std());
         if let (Some(p), Some(intended)) = (pacer.as_mut(), intended) {
             p.finished(intended, start, end);
         }
-        if let Some((kind, message)) = check(expected, outcome)
-            && errors.count(kind, || message)
-        {
-            stopped = true;
-            break;
+        if let Some((kind, message)) = check(expected, outcome) {
+            recorder.failed();
+            if errors.count(kind, || message) {
+                stopped = true;
+                break;
+            }
         }
     }
     TaskResult {
         store,
-        histogram,
+        recorder,
         errors,
         stopped,
         pacer,
@@ -229,12 +234,13 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
                     task,
                     concurrency,
                     pacer,
+                    meter.started(),
                 ),
             )
         })
         .collect();
     let _abort = AbortOnDrop::new(&handles);
-    let mut histogram = measure::new_histogram();
+    let mut recorder = Recorder::new(meter.started());
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;
     let mut stopped = false;
@@ -244,9 +250,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
     for handle in handles {
         match handle.await {
             Ok(t) => {
-                histogram
-                    .add(&t.histogram)
-                    .expect("histograms of one shape merge");
+                recorder.add(&t.recorder);
                 for (k, n) in t.errors.by_kind {
                     *errors.entry(k).or_default() += n;
                 }
@@ -262,8 +266,8 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
             Err(e) => panicked = Some(e),
         }
     }
-    let ops = histogram.len();
-    let figures = meter.finish(ops, &histogram);
+    let ops = recorder.len();
+    let figures = meter.finish(ops, &recorder.histogram);
     // Connections return to the pool in task order; one lost to a panic is not reused.
     let mut rest: Vec<C::Store> = std::mem::take(connections);
     returned.append(&mut rest);
@@ -281,7 +285,8 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
             errors,
             incomplete: stopped,
             figures,
-            histogram,
+            histogram: recorder.histogram,
+            series: recorder.series,
             open_loop,
         },
         first_error,

@@ -20,7 +20,7 @@ use super::Observer;
 use super::clients::{Clients, Connect};
 use super::open_loop::Pacer;
 use super::watchdog::AbortOnDrop;
-use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun};
+use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun, Recorder, Series};
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{Store, YcsbStore, YcsbTable};
 use crate::workload::record::Size;
@@ -243,8 +243,8 @@ pub(super) struct TaskOutcome<S> {
     /// Per operation type ([`OpKind::ALL`]'s order; a read-modify-write's read and
     /// update counted as well).
     histograms: Vec<Histogram<u64>>,
-    /// Every operation once.
-    overall: Histogram<u64>,
+    /// Every operation once, and the run over time.
+    overall: Recorder,
     errors: Errors,
     stopped: bool,
     pacer: Option<Pacer>,
@@ -294,6 +294,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
                 pacer: rate.map(|r| Pacer::new(r, start)),
                 done: Arc::clone(&done),
                 live: Arc::clone(&live),
+                started: meter.started(),
             };
             clients.spawn(task, run.run())
         })
@@ -325,7 +326,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         .iter()
         .map(|_| measure::new_histogram())
         .collect();
-    let mut all = measure::new_histogram();
+    let mut all = Recorder::new(meter.started());
     let mut errors: std::collections::BTreeMap<String, u64> = Default::default();
     let mut first_error = None;
     let mut stopped = false;
@@ -338,7 +339,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
                 for (merged, h) in histograms.iter_mut().zip(&t.histograms) {
                     merged.add(h).expect("histograms of one shape merge");
                 }
-                all.add(&t.overall).expect("histograms of one shape merge");
+                all.add(&t.overall);
                 for (k, n) in t.errors.by_kind {
                     *errors.entry(k).or_default() += n;
                 }
@@ -354,7 +355,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             Err(e) => panicked = Some(e),
         }
     }
-    let figures = meter.finish(all.len(), &all);
+    let started = meter.started();
+    let figures = meter.finish(all.len(), &all.histogram);
     returned.append(connections);
     *connections = returned;
     if let Some(e) = panicked {
@@ -389,6 +391,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             incomplete: stopped,
             figures: f,
             histogram: h,
+            // The series is the whole run's (below).
+            series: Series::new(started),
             open_loop: None,
         });
     }
@@ -403,7 +407,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         errors: errors.clone(),
         incomplete: stopped,
         figures,
-        histogram: all,
+        histogram: all.histogram,
+        series: all.series,
         open_loop,
     };
     match runs.as_mut_slice() {
@@ -411,6 +416,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         [only] if kinds == 1 => {
             only.errors = total.errors;
             only.open_loop = total.open_loop;
+            only.series = total.series;
         }
         _ => runs.push(total),
     }

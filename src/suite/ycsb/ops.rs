@@ -13,7 +13,7 @@ use tokio::time::Instant;
 use super::TaskOutcome;
 use super::truth::{Insert, Truth};
 use crate::interrupt;
-use crate::measure::{self, Errors};
+use crate::measure::{self, Errors, Recorder};
 use crate::store::{YcsbFields, YcsbStore};
 use crate::suite::open_loop::Pacer;
 use crate::workload::ycsb::{self, Op, OpKind, Workload};
@@ -53,6 +53,8 @@ pub(super) struct Task<S> {
     pub done: Arc<AtomicU64>,
     /// Latencies of every task so far, for the status line (added to now and then).
     pub live: Arc<Mutex<Histogram<u64>>>,
+    /// When the run started (what its time series counts from).
+    pub started: std::time::Instant,
 }
 
 /// Operations a task times before it adds them to the run's live histogram.
@@ -73,7 +75,7 @@ impl<S: YcsbStore> Task<S> {
             .iter()
             .map(|_| measure::new_histogram())
             .collect();
-        let mut overall = measure::new_histogram();
+        let mut overall = Recorder::new(self.started);
         let mut pending = measure::new_histogram();
         let mut errors = Errors::default();
         let mut stopped = false;
@@ -109,7 +111,7 @@ impl<S: YcsbStore> Task<S> {
             let mut timed = Timed::default();
             let outcome = self.perform(op, &mut timed).await;
             let ended = Instant::now();
-            measure::record(&mut overall, timed.total);
+            overall.record_took(ended.into_std(), timed.total);
             measure::record(&mut pending, timed.total);
             if pending.len() >= LIVE_EVERY {
                 self.add_live(&mut pending);
@@ -121,18 +123,19 @@ impl<S: YcsbStore> Task<S> {
                 p.finished(due, started, ended);
             }
             self.done.fetch_add(1, Ordering::Relaxed);
-            if let Err(p) = outcome
-                && errors.count(p.kind, || {
+            if let Err(p) = outcome {
+                overall.failed();
+                if errors.count(p.kind, || {
                     format!(
                         "operation {i} ({}): {}: {}",
                         describe(op),
                         p.kind,
                         p.message
                     )
-                })
-            {
-                stopped = true;
-                break;
+                }) {
+                    stopped = true;
+                    break;
+                }
             }
         }
         if stopped {

@@ -1,0 +1,500 @@
+//! `dbcompare compare`: two saved runs side by side. Per store and phase, the change in
+//! throughput, p50 and p99 with its confidence interval and a verdict from Welch's t-test
+//! on the per-run figures; before that, every difference between the runs that could
+//! explain a change (plan, settings, durability, versions, machine). Pure: reports in,
+//! a [`Comparison`] and its markdown out.
+
+use std::collections::BTreeSet;
+
+use super::human_us;
+use super::model::{PhaseKind, PhaseResult, Report, StoreResult};
+use super::stats::{Estimate, Welch};
+
+/// Runs per side below which no verdict is given.
+pub const MIN_RUNS: usize = 3;
+
+/// Confidence of the intervals shown.
+const CONFIDENCE: f64 = 0.95;
+
+/// A figure compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    Throughput,
+    P50,
+    P99,
+}
+
+impl Figure {
+    const ALL: [Figure; 3] = [Figure::Throughput, Figure::P50, Figure::P99];
+
+    fn label(self) -> &'static str {
+        match self {
+            Figure::Throughput => "ops/s",
+            Figure::P50 => "p50 us",
+            Figure::P99 => "p99 us",
+        }
+    }
+
+    /// Whether a larger value is better (throughput) or worse (latency).
+    fn higher_is_better(self) -> bool {
+        self == Figure::Throughput
+    }
+
+    /// The per-run figures of a phase; its one figure when it ran once.
+    fn samples(self, p: &PhaseResult) -> Vec<f64> {
+        if p.runs.is_empty() {
+            return vec![match self {
+                Figure::Throughput => p.ops_per_s,
+                Figure::P50 => p.latency_us.p50,
+                Figure::P99 => p.latency_us.p99,
+            }];
+        }
+        p.runs
+            .iter()
+            .map(|r| match self {
+                Figure::Throughput => r.ops_per_s,
+                Figure::P50 => r.p50_us,
+                Figure::P99 => r.p99_us,
+            })
+            .collect()
+    }
+
+    fn format(self, v: f64) -> String {
+        match self {
+            Figure::Throughput => format!("{v:.0}"),
+            _ => human_us(v),
+        }
+    }
+}
+
+/// What the test says of one figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Better,
+    Worse,
+    NoChange,
+    NotEnoughRuns,
+}
+
+impl Verdict {
+    fn label(self, figure: Figure) -> &'static str {
+        match (self, figure.higher_is_better()) {
+            (Verdict::Better, true) => "faster",
+            (Verdict::Better, false) => "lower",
+            (Verdict::Worse, true) => "slower",
+            (Verdict::Worse, false) => "higher",
+            (Verdict::NoChange, _) => "no significant change",
+            (Verdict::NotEnoughRuns, _) => "not enough runs",
+        }
+    }
+}
+
+/// One figure of one phase in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub phase: String,
+    pub figure: Figure,
+    pub base: Estimate,
+    pub new: Estimate,
+    /// `(new - base) / base` in percent, of the means.
+    pub change_pct: f64,
+    /// The half-width of the change's confidence interval, in percent of the base.
+    pub change_half_width_pct: Option<f64>,
+    pub p_value: Option<f64>,
+    pub verdict: Verdict,
+}
+
+/// One store in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreComparison {
+    pub store: String,
+    pub rows: Vec<Row>,
+    /// Phases only one run has (`base: SEARCH small`).
+    pub unmatched: Vec<String>,
+    /// Why a side has no figures (failed, skipped).
+    pub notes: Vec<String>,
+}
+
+/// A difference between the two runs outside the figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    pub what: String,
+    pub base: String,
+    pub new: String,
+    /// Whether it changes what was measured (plan, settings, durability, machine), so that
+    /// a change in the figures may be its doing; versions are what one usually compares.
+    pub confounds: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub suite: String,
+    pub alpha: f64,
+    pub differences: Vec<Difference>,
+    pub stores: Vec<StoreComparison>,
+    /// Stores only one run has (`only in base: redis`).
+    pub unmatched_stores: Vec<String>,
+}
+
+impl Comparison {
+    /// The worst significant change for the worse, in percent, over every store and figure
+    /// (throughput down or latency up), with where it is.
+    pub fn worst_regression(&self) -> Option<(f64, String)> {
+        self.stores
+            .iter()
+            .flat_map(|s| s.rows.iter().map(move |r| (s, r)))
+            .filter(|(_, r)| r.verdict == Verdict::Worse)
+            .map(|(s, r)| {
+                (
+                    r.change_pct.abs(),
+                    format!("{} {} {}", s.store, r.phase, r.figure.label()),
+                )
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+}
+
+/// Compares `new` against `base`. Runs of different suites are refused.
+pub fn compare(base: &Report, new: &Report, alpha: f64) -> Result<Comparison, String> {
+    if base.plan.suite != new.plan.suite {
+        return Err(format!(
+            "the runs are of different suites ({} and {}): their phases do not correspond",
+            base.plan.suite, new.plan.suite
+        ));
+    }
+    let mut stores = Vec::new();
+    let mut unmatched_stores = Vec::new();
+    for b in &base.stores {
+        match new.stores.iter().find(|n| n.store == b.store) {
+            Some(n) => stores.push(compare_store(b, n, alpha)),
+            None => unmatched_stores.push(format!("only in base: {}", b.store)),
+        }
+    }
+    for n in &new.stores {
+        if !base.stores.iter().any(|b| b.store == n.store) {
+            unmatched_stores.push(format!("only in new: {}", n.store));
+        }
+    }
+    Ok(Comparison {
+        suite: base.plan.suite.clone(),
+        alpha,
+        differences: differences(base, new),
+        stores,
+        unmatched_stores,
+    })
+}
+
+/// A phase's name in the comparison: `SEARCH tiny`, `SEARCH tiny x4`, `a READ`.
+fn phase_name(p: &PhaseResult) -> String {
+    let name = match p.kind {
+        PhaseKind::Insert | PhaseKind::Search => format!("{} {}", p.kind.label(), p.size.name),
+        _ => p.size.name.clone(),
+    };
+    if p.concurrency > 1 {
+        format!("{name} x{}", p.concurrency)
+    } else {
+        name
+    }
+}
+
+fn same_phase(a: &PhaseResult, b: &PhaseResult) -> bool {
+    a.kind == b.kind && a.size.name == b.size.name && a.concurrency == b.concurrency
+}
+
+fn compare_store(base: &StoreResult, new: &StoreResult, alpha: f64) -> StoreComparison {
+    let mut notes = Vec::new();
+    for (side, s) in [("base", base), ("new", new)] {
+        if let Some(error) = &s.error {
+            notes.push(format!("{side}: {:?}: {error}", s.status).to_lowercase());
+        }
+    }
+    let mut rows = Vec::new();
+    let mut unmatched = Vec::new();
+    for b in &base.phases {
+        let Some(n) = new.phases.iter().find(|n| same_phase(b, n)) else {
+            unmatched.push(format!("only in base: {}", phase_name(b)));
+            continue;
+        };
+        rows.extend(Figure::ALL.iter().map(|&f| compare_figure(b, n, f, alpha)));
+    }
+    for n in &new.phases {
+        if !base.phases.iter().any(|b| same_phase(b, n)) {
+            unmatched.push(format!("only in new: {}", phase_name(n)));
+        }
+    }
+    StoreComparison {
+        store: base.store.clone(),
+        rows,
+        unmatched,
+        notes,
+    }
+}
+
+fn compare_figure(base: &PhaseResult, new: &PhaseResult, figure: Figure, alpha: f64) -> Row {
+    let (a, b) = (figure.samples(base), figure.samples(new));
+    let estimate = |v: &[f64]| {
+        Estimate::of(v, CONFIDENCE).unwrap_or(Estimate {
+            n: 0,
+            mean: f64::NAN,
+            half_width: None,
+        })
+    };
+    let (base_est, new_est) = (estimate(&a), estimate(&b));
+    let change_pct = (new_est.mean - base_est.mean) / base_est.mean * 100.0;
+    let enough = a.len() >= MIN_RUNS && b.len() >= MIN_RUNS;
+    let welch = Welch::test(&a, &b, CONFIDENCE).filter(|_| enough);
+    let verdict = match welch {
+        None => Verdict::NotEnoughRuns,
+        Some(w) if w.p_value >= alpha => Verdict::NoChange,
+        Some(w) if (w.difference > 0.0) == figure.higher_is_better() => Verdict::Better,
+        Some(_) => Verdict::Worse,
+    };
+    Row {
+        phase: phase_name(base),
+        figure,
+        base: base_est,
+        new: new_est,
+        change_pct,
+        change_half_width_pct: welch.map(|w| w.half_width / base_est.mean.abs() * 100.0),
+        p_value: welch.map(|w| w.p_value),
+        verdict,
+    }
+}
+
+/// Every difference between the runs outside the figures, plan first.
+fn differences(base: &Report, new: &Report) -> Vec<Difference> {
+    let mut out = Vec::new();
+    let mut differ = |what: &str, a: String, b: String, confounds: bool| {
+        if a != b {
+            out.push(Difference {
+                what: what.to_string(),
+                base: a,
+                new: b,
+                confounds,
+            });
+        }
+    };
+    let (p, q) = (&base.plan, &new.plan);
+    let sizes = |s: &[crate::workload::record::Size]| {
+        s.iter()
+            .map(|s| format!("{}={}", s.name, s.records))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
+    differ("sizes", sizes(&p.sizes), sizes(&q.sizes), true);
+    differ(
+        "searches per insert",
+        p.searches_per_insert.to_string(),
+        q.searches_per_insert.to_string(),
+        true,
+    );
+    differ(
+        "durability",
+        p.durability.clone(),
+        q.durability.clone(),
+        true,
+    );
+    differ(
+        "concurrency",
+        list(&p.concurrency),
+        list(&q.concurrency),
+        true,
+    );
+    differ("rate", opt(p.rate), opt(q.rate), true);
+    differ("scale", opt(p.scale), opt(q.scale), true);
+    differ(
+        "workloads",
+        p.workloads.join("; "),
+        q.workloads.join("; "),
+        true,
+    );
+    differ("seed", p.seed.to_string(), q.seed.to_string(), true);
+    differ(
+        "client threads",
+        p.client_threads.map_or("-".into(), |t| t.to_string()),
+        q.client_threads.map_or("-".into(), |t| t.to_string()),
+        true,
+    );
+    differ("runs", p.runs.to_string(), q.runs.to_string(), false);
+    differ(
+        "warm-up runs",
+        p.warmup_runs.to_string(),
+        q.warmup_runs.to_string(),
+        false,
+    );
+    let (m, n) = (&base.machine, &new.machine);
+    differ("CPU", m.cpu_model.clone(), n.cpu_model.clone(), true);
+    differ("cores", m.cores.to_string(), n.cores.to_string(), true);
+    differ(
+        "memory",
+        super::human_size(m.memory_bytes),
+        super::human_size(n.memory_bytes),
+        true,
+    );
+    differ("OS", m.os.clone(), n.os.clone(), true);
+    differ("kernel", m.kernel.clone(), n.kernel.clone(), true);
+    differ(
+        "dbcompare",
+        base.tool.version.clone(),
+        new.tool.version.clone(),
+        false,
+    );
+    for b in &base.stores {
+        let Some(s) = new.stores.iter().find(|s| s.store == b.store) else {
+            continue;
+        };
+        let name = &b.store;
+        differ(
+            &format!("{name} status"),
+            format!("{:?}", b.status).to_lowercase(),
+            format!("{:?}", s.status).to_lowercase(),
+            false,
+        );
+        let kind = |r: &StoreResult| r.deployment.as_ref().map_or("-".into(), |d| d.kind.clone());
+        differ(&format!("{name} deployment"), kind(b), kind(s), true);
+        let (Some(x), Some(y)) = (&b.info, &s.info) else {
+            continue;
+        };
+        differ(
+            &format!("{name} version"),
+            x.version.clone(),
+            y.version.clone(),
+            false,
+        );
+        differ(
+            &format!("{name} durability"),
+            x.durability.clone(),
+            y.durability.clone(),
+            true,
+        );
+        let keys: BTreeSet<&String> = x.settings.keys().chain(y.settings.keys()).collect();
+        for key in keys {
+            let get = |i: &crate::catalog::StoreInfo| {
+                i.settings.get(key).cloned().unwrap_or_else(|| "-".into())
+            };
+            differ(&format!("{name} {key}"), get(x), get(y), true);
+        }
+    }
+    out
+}
+
+/// The comparison in markdown, to paste into an issue: the differences between the runs
+/// first (a warning when some of them change what was measured), then a table per store.
+/// Significant changes are in bold.
+pub fn markdown(c: &Comparison, base_name: &str, new_name: &str) -> String {
+    let mut out = format!("# dbcompare compare: {base_name} -> {new_name}\n\n");
+    out += &format!(
+        "Suite `{}`. Each value is the mean of the runs +- its {:.0}% confidence interval; the \
+         change is new against base with its interval; the verdict is Welch's t-test on the \
+         per-run figures at p < {} (\"not enough runs\" below {MIN_RUNS} runs per side).\n\n",
+        c.suite,
+        CONFIDENCE * 100.0,
+        c.alpha
+    );
+    out += "## Differences between the runs\n\n";
+    if c.differences.is_empty() {
+        out += "None: same plan, machine, versions and settings.\n\n";
+    } else {
+        let confounding: Vec<&str> = c
+            .differences
+            .iter()
+            .filter(|d| d.confounds)
+            .map(|d| d.what.as_str())
+            .collect();
+        if !confounding.is_empty() {
+            out += &format!(
+                "**Warning: the runs differ in what was measured ({}).** A change below may be \
+                 that difference's doing, not the store's or the driver's.\n\n",
+                confounding.join(", ")
+            );
+        }
+        out += "| | base | new |\n|---|---|---|\n";
+        for d in &c.differences {
+            out += &format!(
+                "| {} | {} | {} |\n",
+                cell(&d.what),
+                cell(&d.base),
+                cell(&d.new)
+            );
+        }
+        out.push('\n');
+    }
+    for line in &c.unmatched_stores {
+        out += &format!("- {line}\n");
+    }
+    if !c.unmatched_stores.is_empty() {
+        out.push('\n');
+    }
+    for s in &c.stores {
+        out += &format!("## {}\n\n", s.store);
+        for note in &s.notes {
+            out += &format!("- {}\n", cell(note));
+        }
+        if !s.notes.is_empty() {
+            out.push('\n');
+        }
+        if !s.rows.is_empty() {
+            out += "| phase | figure | base | new | change | p | verdict |\n";
+            out += "|---|---|---:|---:|---:|---:|---|\n";
+            for r in &s.rows {
+                out += &row_line(r);
+            }
+            out.push('\n');
+        }
+        for line in &s.unmatched {
+            out += &format!("- {line}\n");
+        }
+        if !s.unmatched.is_empty() {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn row_line(r: &Row) -> String {
+    // An interval from fewer runs than a verdict needs is too wide to read: the runs then.
+    let value = |e: &Estimate| match e.half_width {
+        Some(h) if e.n >= MIN_RUNS => {
+            format!("{} +- {}", r.figure.format(e.mean), r.figure.format(h))
+        }
+        _ => format!(
+            "{} ({} run{})",
+            r.figure.format(e.mean),
+            e.n,
+            if e.n == 1 { "" } else { "s" }
+        ),
+    };
+    let mut change = match r.change_half_width_pct {
+        Some(h) => format!("{:+.1}% +- {h:.1}%", r.change_pct),
+        None => format!("{:+.1}%", r.change_pct),
+    };
+    let mut verdict = r.verdict.label(r.figure).to_string();
+    if matches!(r.verdict, Verdict::Better | Verdict::Worse) {
+        change = format!("**{change}**");
+        verdict = format!("**{verdict}**");
+    }
+    let p = r.p_value.map_or_else(
+        || "-".to_string(),
+        |p| {
+            if p < 0.001 {
+                "<0.001".to_string()
+            } else {
+                format!("{p:.3}")
+            }
+        },
+    );
+    format!(
+        "| {} | {} | {} | {} | {change} | {p} | {verdict} |\n",
+        cell(&r.phase),
+        r.figure.label(),
+        value(&r.base),
+        value(&r.new)
+    )
+}
+
+/// Text safe in a markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,272 @@
+//! HTML rendering (`report.html`): one self-contained page (styles and SVG charts inline,
+//! nothing fetched) with the run and machine, warnings, the recap tables, every chart, and
+//! each store's settings and blog-style lines.
+
+use std::fmt::Write;
+
+use super::markdown::{run_facts, time_rows};
+use super::model::{Report, RunStatus, StoreStatus};
+use super::text::{
+    PHASE_HEADERS, STORE_HEADERS, scaling_rows, schedule_warning, series_warnings, store_header,
+    store_lines, store_row, suite_rows, suite_title,
+};
+
+const STYLE: &str = "
+:root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #59636e;
+  --line: #d1d9e0; --warn-bg: #fff8c5; --warn-fg: #3b2e00; --head: #f6f8fa; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --bg: #0d1117; --muted: #9198a1; --line: #3d444d;
+    --warn-bg: #3b2e00; --warn-fg: #f8e3a1; --head: #151b23; }
+}
+body { font: 15px/1.5 system-ui, -apple-system, 'Segoe UI', sans-serif; color: var(--fg);
+  background: var(--bg); margin: 0 auto; padding: 1.5rem; max-width: 1100px; }
+h1, h2, h3 { line-height: 1.25; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-variant-numeric: tabular-nums;
+  display: block; overflow-x: auto; }
+th, td { border: 1px solid var(--line); padding: 0.25rem 0.6rem; }
+th { background: var(--head); text-align: left; }
+td.n { text-align: right; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+pre { background: var(--head); padding: 0.75rem; overflow-x: auto; border-radius: 6px; }
+.warning { background: var(--warn-bg); color: var(--warn-fg); padding: 0.5rem 0.75rem;
+  border-radius: 6px; margin: 0.5rem 0; }
+.facts { color: var(--muted); }
+figure { margin: 1rem 0 2rem; }
+figure svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); margin-top: 0.25rem; }
+";
+
+/// Text made safe inside HTML elements and attributes.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escaped text whose markdown code spans (`x`) become `<code>` elements.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in s.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{}</code>", escape(part));
+        } else {
+            out.push_str(&escape(part));
+        }
+    }
+    out
+}
+
+fn table(headers: &[String], rows: &[Vec<String>], numeric_from: usize) -> String {
+    let mut out = String::from("<table>\n<thead><tr>");
+    for h in headers {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in rows {
+        out.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            let class = if i >= numeric_from {
+                " class=\"n\""
+            } else {
+                ""
+            };
+            let _ = write!(out, "<td{class}>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}
+
+fn strings(headers: &[&str]) -> Vec<String> {
+    headers.iter().map(|h| h.to_string()).collect()
+}
+
+/// Every warning a reader must see before trusting a figure: stores that did not finish
+/// well, phases with errors or cut short, open loops that fell behind.
+fn warnings(report: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    match report.status {
+        RunStatus::Complete => {}
+        RunStatus::Partial => out.push("Partial run: not every requested store finished.".into()),
+        RunStatus::Interrupted => out
+            .push("Interrupted run: stopped by Ctrl-C; only what was measured until then.".into()),
+    }
+    for s in &report.stores {
+        if s.status != StoreStatus::Ok {
+            let what = format!("{:?}", s.status).to_lowercase();
+            let why = s.error.as_deref().unwrap_or("no reason recorded");
+            out.push(format!("{}: {what}: {why}", s.store));
+        }
+        for p in &s.phases {
+            let phase = format!("{} {} {}", s.store, p.kind.label(), p.size.name);
+            if p.errors > 0 {
+                out.push(format!(
+                    "{phase}: {} error(s) in {} operations",
+                    p.errors, p.ops
+                ));
+            }
+            if p.incomplete {
+                out.push(format!("{phase}: stopped before its last operation"));
+            }
+            if let Some(w) = schedule_warning(p) {
+                out.push(format!("{phase}: {w}"));
+            }
+            for w in series_warnings(p) {
+                out.push(format!("{phase}: {w}"));
+            }
+            if let Some(why) = &p.client_bound {
+                out.push(format!("{phase}: client-bound: {why}"));
+            }
+        }
+    }
+    out
+}
+
+/// `report.html` for a run, with its charts (`(title, svg)`, in reading order).
+pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
+    let mut out =
+        String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    let _ = writeln!(
+        out,
+        "<title>dbcompare results: {} suite, {}</title>",
+        escape(&report.plan.suite),
+        escape(&report.plan.stores.join(", "))
+    );
+    let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");
+    out.push_str("<h1>dbcompare results</h1>\n<ul class=\"facts\">\n");
+    for fact in run_facts(report) {
+        let _ = writeln!(out, "<li>{}</li>", inline(&fact).replace("\n  - ", "<br>"));
+    }
+    out.push_str("</ul>\n");
+    for w in warnings(report) {
+        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(&w));
+    }
+
+    out.push_str("<h2>Recap</h2>\n");
+    match suite_rows(report) {
+        Some((headers, rows)) => {
+            let _ = writeln!(out, "<p>{}:</p>", escape(suite_title(report)));
+            out.push_str(&table(&headers, &rows, 1));
+        }
+        None => {
+            out.push_str(
+                "<p>Wall time per phase in ms (the blog's figures), and sizes on disk:</p>\n",
+            );
+            let (headers, rows) = time_rows(report);
+            out.push_str(&table(&headers, &rows, 1));
+        }
+    }
+    if let Some((headers, rows)) = super::blog::reference_rows(report) {
+        out.push_str("<h3>Beside the 2016 blog</h3>\n<ul>\n");
+        for note in super::blog::notes(report) {
+            let _ = writeln!(out, "<li>{}</li>", inline(&note));
+        }
+        out.push_str("</ul>\n<p>Wall time per phase in ms, now and in 2016:</p>\n");
+        out.push_str(&table(&headers, &rows, 1));
+        let ranks: Vec<Vec<String>> = super::blog::rank_rows(report)
+            .into_iter()
+            .map(|(phase, now, then)| vec![phase, now, then])
+            .collect();
+        if !ranks.is_empty() {
+            out.push_str("<p>Rank order, fastest first, of the stores in both:</p>\n");
+            out.push_str(&table(&strings(&["phase", "now", "2016"]), &ranks, 3));
+        }
+    }
+    if !charts.is_empty() {
+        out.push_str("<h2>Charts</h2>\n");
+        for (title, svg) in charts {
+            let _ = writeln!(
+                out,
+                "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>",
+                strip_prolog(svg),
+                escape(title)
+            );
+        }
+    }
+    out.push_str("<h2>Every phase</h2>\n<p>Latencies per operation in microseconds; cpu = client process CPU time per operation.</p>\n");
+    let rows = super::text::phase_rows(report);
+    out.push_str(&table(&strings(&PHASE_HEADERS), &rows, 3));
+    if let Some((headers, rows)) = scaling_rows(report) {
+        out.push_str(
+            "<p>Search throughput by concurrency (ops/s, with p99 latency in microseconds):</p>\n",
+        );
+        out.push_str(&table(&headers, &rows, 2));
+    }
+    out.push_str("<h2>Stores</h2>\n");
+    let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
+    out.push_str(&table(&strings(&STORE_HEADERS), &rows, STORE_HEADERS.len()));
+    for r in &report.stores {
+        let _ = writeln!(
+            out,
+            "<h3>{}</h3>",
+            escape(store_header(r).trim_matches(|c| c == '=' || c == ' '))
+        );
+        out.push_str("<ul>\n");
+        if let Some(d) = &r.deployment {
+            let mut runs = d.describe();
+            if let Some(server) = &d.server {
+                let _ = write!(runs, ", {server}");
+            }
+            if let Some(url) = d.url.as_deref().filter(|_| d.kind == "url") {
+                let _ = write!(runs, ", {url}");
+            }
+            let _ = writeln!(out, "<li>runs: {}</li>", escape(&runs));
+        }
+        if let Some(i) = &r.info {
+            let settings: Vec<String> = i
+                .settings
+                .iter()
+                .map(|(k, v)| format!("<code>{}={}</code>", escape(k), escape(v)))
+                .collect();
+            let _ = writeln!(out, "<li>settings read back: {}</li>", settings.join(", "));
+            let _ = writeln!(out, "<li>search: {}</li>", escape(&i.search_path));
+            let _ = writeln!(out, "<li>write: {}</li>", escape(&i.write_path));
+            let _ = writeln!(out, "<li>size: {}</li>", escape(&i.size_method));
+        }
+        out.push_str("</ul>\n");
+        let _ = writeln!(out, "<pre>{}</pre>", escape(&store_lines(r).join("\n")));
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// An SVG document without its XML declaration, to sit inside HTML.
+fn strip_prolog(svg: &str) -> &str {
+    match svg.trim_start().strip_prefix("<?xml") {
+        Some(rest) => rest
+            .split_once("?>")
+            .map_or(svg, |(_, body)| body.trim_start()),
+        None => svg.trim_start(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+        assert_eq!(inline("suite `a<b`, ok"), "suite <code>a&lt;b</code>, ok");
+    }
+
+    #[test]
+    fn svg_prolog_is_dropped() {
+        assert_eq!(strip_prolog("<?xml version=\"1.0\"?>\n<svg/>"), "<svg/>");
+        assert_eq!(strip_prolog("<svg/>"), "<svg/>");
+    }
+}

@@ -1,0 +1,118 @@
+//! The commands on saved runs, which touch no database: `dbcompare report` re-renders a
+//! run.json, `dbcompare compare` judges one run against another, `dbcompare schema` prints
+//! the layout of run.json.
+
+use anyhow::Result;
+
+use crate::cli::{CompareArgs, ReportArgs, ReportFormat};
+use crate::error::UsageError;
+use crate::report::{Format, OutputDir, compare, csv, html, json, markdown, text};
+
+/// `dbcompare report`: without `--out`, one format printed; with it, the files of each
+/// format asked for (all by default) written there.
+pub fn report(args: &ReportArgs) -> Result<u8> {
+    // An unwritable --out is refused before the run is even read.
+    if args.series && !args.format.contains(&ReportFormat::Csv) {
+        return Err(
+            UsageError::new("report --series: the series are CSV; add --format csv").into(),
+        );
+    }
+    let out = args.out.as_deref().map(OutputDir::prepare).transpose()?;
+    let report = json::load(&args.run)?;
+    let Some(out) = out else {
+        let format = match args.format.as_slice() {
+            [] => ReportFormat::Md,
+            [one] => *one,
+            _ => {
+                return Err(UsageError::new(
+                    "report: several --format values need --out DIR (they are files)",
+                )
+                .into());
+            }
+        };
+        let rendered = match format {
+            ReportFormat::Md => markdown::render(&report),
+            ReportFormat::Html => {
+                let charts = crate::report::chart::charts(&report);
+                let inline: Vec<(&str, &str)> = charts
+                    .iter()
+                    .map(|c| (c.title.as_str(), c.svg.as_str()))
+                    .collect();
+                html::render(&report, &inline)
+            }
+            ReportFormat::Csv if args.series => csv::render_series(&report),
+            ReportFormat::Csv => csv::render(&report),
+            ReportFormat::Json => json::render(&report),
+            ReportFormat::Text => text::render(&report),
+            ReportFormat::Svg => {
+                return Err(UsageError::new(
+                    "report --format svg: the charts are one file each; give --out DIR",
+                )
+                .into());
+            }
+        };
+        print!("{rendered}");
+        return Ok(0);
+    };
+    let mut formats: Vec<Format> = Vec::new();
+    let mut text_too = false;
+    for f in &args.format {
+        match f {
+            ReportFormat::Md => formats.push(Format::Markdown),
+            ReportFormat::Html => formats.push(Format::Html),
+            ReportFormat::Csv if args.series => formats.push(Format::SeriesCsv),
+            ReportFormat::Csv => formats.push(Format::Csv),
+            ReportFormat::Json => formats.push(Format::Json),
+            ReportFormat::Svg => formats.push(Format::Charts),
+            ReportFormat::Text => text_too = true,
+        }
+    }
+    if args.format.is_empty() {
+        formats = Format::ALL.to_vec();
+    }
+    formats.dedup();
+    for path in out.write_formats(&report, &formats)? {
+        println!("wrote {}", path.display());
+    }
+    if text_too {
+        print!("{}", text::render(&report));
+    }
+    Ok(0)
+}
+
+/// `dbcompare compare`: the comparison's markdown on stdout; exit 1 with
+/// `--fail-if-slower` when a significant regression exceeds it.
+pub fn compare(args: &CompareArgs) -> Result<u8> {
+    let base = json::load(&args.base)?;
+    let new = json::load(&args.new)?;
+    let comparison = compare::compare(&base, &new, args.alpha).map_err(|why| {
+        UsageError::new(format!(
+            "compare {} {}: {why}",
+            args.base.display(),
+            args.new.display()
+        ))
+    })?;
+    print!(
+        "{}",
+        compare::markdown(
+            &comparison,
+            &args.base.display().to_string(),
+            &args.new.display().to_string()
+        )
+    );
+    if let (Some(limit), Some((pct, where_))) = (args.fail_if_slower, comparison.worst_regression())
+        && pct > limit
+    {
+        eprintln!(
+            "error: {where_} got {pct:.1}% worse (significant), more than --fail-if-slower {limit}%"
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// `dbcompare schema`: the JSON Schema of run.json.
+pub fn schema() -> Result<u8> {
+    print!("{}", json::schema());
+    Ok(0)
+}

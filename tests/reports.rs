@@ -1,0 +1,366 @@
+//! The outputs of a real SQLite run: run.json against the published schema, every output
+//! re-rendered from it by `dbcompare report` without a database, `dbcompare compare` on
+//! two real runs, report.html opened in headless Chromium, and the loaders fed random and
+//! truncated bytes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use dbcompare::report::{chart, json};
+use proptest::prelude::*;
+
+/// One real run (SQLite, micro, two measured runs, concurrency 1 and 2), made once for
+/// every test here; its directory lives as long as the test process.
+fn real_run() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let status = dbcompare()
+            .args([
+                "--store",
+                "sqlite",
+                "--sizes",
+                "micro",
+                "--warmup-runs",
+                "0",
+            ])
+            .args(["--runs", "3", "--concurrency", "1,2", "--quiet", "--out"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "the SQLite run failed: {status}");
+        dir
+    })
+    .path()
+}
+
+fn dbcompare() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schema/run.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+#[test]
+fn a_real_run_writes_every_output_and_validates_against_the_schema() {
+    let dir = real_run();
+    for file in ["run.json", "results.md", "report.html", "results.csv"] {
+        assert!(dir.join(file).is_file(), "{file} not written");
+    }
+    let text = std::fs::read_to_string(dir.join("run.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let errors: Vec<String> = validator()
+        .iter_errors(&value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+
+    // Every chart is written and embedded in results.md.
+    let report = json::parse(&text).unwrap();
+    let charts = chart::charts(&report);
+    assert!(charts.len() >= 3, "only {} charts", charts.len());
+    let md = std::fs::read_to_string(dir.join("results.md")).unwrap();
+    for c in &charts {
+        let file = format!("charts/{}", c.file);
+        assert!(dir.join(&file).is_file(), "{file} not written");
+        assert!(
+            md.contains(&format!("]({file})")),
+            "{file} not in results.md"
+        );
+    }
+    // Readable by others: reports get served and shared.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.join("report.html"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+}
+
+#[test]
+fn report_re_renders_every_output_without_a_database() {
+    let run = real_run().join("run.json");
+    let out = tempfile::tempdir().unwrap();
+    let output = dbcompare()
+        .arg("report")
+        .arg(&run)
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    // The same files as the run wrote, with the same contents.
+    let list = |dir: &Path| -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| !n.starts_with('.'))
+            .collect()
+    };
+    let mut names: Vec<String> = list(real_run())
+        .into_iter()
+        .filter(|n| n != "charts")
+        .chain(
+            list(&real_run().join("charts"))
+                .into_iter()
+                .map(|n| format!("charts/{n}")),
+        )
+        .collect();
+    names.sort();
+    assert!(names.len() > 8, "{names:?}");
+    for name in &names {
+        let original = std::fs::read_to_string(real_run().join(name)).unwrap();
+        let rendered = std::fs::read_to_string(out.path().join(name))
+            .unwrap_or_else(|e| panic!("{name} not re-rendered: {e}"));
+        assert_eq!(original, rendered, "{name} differs");
+    }
+
+    // One format on stdout.
+    let csv = dbcompare()
+        .arg("report")
+        .arg(&run)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(csv.status.success());
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert!(csv.starts_with("suite,store,store_status,"), "{csv}");
+    assert!(csv.lines().any(|l| l.starts_with("classic,sqlite,ok,")));
+}
+
+#[test]
+fn report_and_compare_refuse_bad_files_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(real_run().join("run.json")).unwrap();
+    let write = |name: &str, text: &str| -> PathBuf {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let cases = [
+        (write("empty.json", ""), "is empty"),
+        (
+            write("truncated.json", &good[..good.len() / 2]),
+            "ends early",
+        ),
+        (write("text.json", "hello"), "not JSON"),
+        (
+            write("shape.json", r#"{"schema_version": 1, "stores": 3}"#),
+            "not the layout",
+        ),
+        (
+            write(
+                "future.json",
+                &good.replacen("\"schema_version\": 1", "\"schema_version\": 2", 1),
+            ),
+            "schema_version 2",
+        ),
+        (dir.path().join("absent.json"), "cannot read it"),
+    ];
+    for (path, expected) in &cases {
+        for args in [vec!["report"], vec!["compare"]] {
+            let mut cmd = dbcompare();
+            cmd.args(&args).arg(path);
+            if args[0] == "compare" {
+                cmd.arg(real_run().join("run.json"));
+            }
+            let output = cmd.output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?} {path:?}: {stderr}");
+            assert!(
+                stderr.contains(&path.display().to_string()) && stderr.contains(expected),
+                "{args:?} {path:?}: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    // An unwritable --out: exit 2 before anything is read.
+    let file = write("file", "x");
+    let output = dbcompare()
+        .arg("report")
+        .arg(real_run().join("run.json"))
+        .arg("--out")
+        .arg(file.join("sub"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--out"));
+}
+
+#[test]
+fn compare_of_two_real_runs() {
+    let run = real_run().join("run.json");
+    let output = dbcompare()
+        .arg("compare")
+        .arg(&run)
+        .arg(&run)
+        .args(["--fail-if-slower", "1"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(output.stdout).unwrap();
+    // A run against itself: no difference, no significant change, exit 0.
+    assert_eq!(output.status.code(), Some(0), "{md}");
+    assert!(
+        md.contains("None: same plan, machine, versions and settings."),
+        "{md}"
+    );
+    assert!(md.contains("| SEARCH micro | ops/s |"), "{md}");
+    assert!(md.contains("no significant change"), "{md}");
+    assert!(
+        !md.contains("**faster**") && !md.contains("**slower**"),
+        "{md}"
+    );
+
+    // A copy of the run with every search 30% slower fails --fail-if-slower 10.
+    let mut report = json::parse(&std::fs::read_to_string(&run).unwrap()).unwrap();
+    for p in &mut report.stores[0].phases {
+        for r in &mut p.runs {
+            r.ops_per_s *= 0.7;
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let slower = dir.path().join("slower.json");
+    std::fs::write(&slower, json::render(&report)).unwrap();
+    let output = dbcompare()
+        .arg("compare")
+        .arg(&run)
+        .arg(&slower)
+        .args(["--fail-if-slower", "10"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("30.0% worse"), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("**slower**"));
+}
+
+/// Headless Chromium, as the tests start it: no sandbox (root), no GPU, no background
+/// network (this machine's network is closed), a throw-away profile.
+fn chromium(profile: &Path) -> Command {
+    let mut cmd = Command::new("chromium");
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+#[test]
+fn report_html_renders_in_a_real_browser() {
+    let dir = real_run();
+    let page = format!("file://{}", dir.join("report.html").display());
+    let profile = tempfile::tempdir().unwrap();
+    let dom = chromium(profile.path())
+        .arg("--dump-dom")
+        .arg(&page)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("chromium did not start ({e}): provisioning/install.sh chromium installs it")
+        });
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8(dom.stdout).unwrap();
+    let report = json::parse(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    // Every chart is in the page the browser built, as an SVG with its caption.
+    let charts = chart::charts(&report);
+    assert_eq!(dom.matches("<svg").count(), charts.len(), "{dom}");
+    for c in &charts {
+        let caption = format!(
+            "<figcaption>{}</figcaption>",
+            dbcompare::report::html::escape(&c.title)
+        );
+        assert!(dom.contains(&caption), "{caption} not in the page");
+    }
+    for table in [
+        "<h2>Recap</h2>",
+        "<h2>Every phase</h2>",
+        "<h2>Stores</h2>",
+        "<table>",
+    ] {
+        assert!(dom.contains(table), "{table} not in the page");
+    }
+
+    let shot = profile.path().join("page.png");
+    let output = chromium(profile.path())
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1200,2400")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let pixmap = resvg::tiny_skia::Pixmap::load_png(&shot).unwrap();
+    let mut colours: Vec<[u8; 4]> = pixmap
+        .pixels()
+        .iter()
+        .step_by(7)
+        .map(|p| [p.red(), p.green(), p.blue(), p.alpha()])
+        .collect();
+    colours.sort_unstable();
+    colours.dedup();
+    // A blank page is one colour; text alone a few dozen shades; charts add their own.
+    assert!(
+        colours.len() > 200,
+        "the screenshot has {} colours",
+        colours.len()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn the_loader_never_panics_on_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = json::parse(&text);
+    }
+
+    #[test]
+    fn the_loader_refuses_every_truncation_of_a_real_run(cut in 0.0f64..1.0) {
+        let good = std::fs::read_to_string(real_run().join("run.json")).unwrap();
+        let mut at = (good.len() as f64 * cut) as usize;
+        while !good.is_char_boundary(at) {
+            at -= 1;
+        }
+        // Only the closing brace and newline may go and leave a valid run.
+        let prefix = &good[..at];
+        let result = json::parse(prefix);
+        if at < good.trim_end().len() {
+            prop_assert!(result.is_err(), "a cut at {} of {} was accepted", at, good.len());
+        }
+    }
+
+    #[test]
+    fn the_loader_never_panics_on_a_mutated_real_run(at in 0usize..20_000, byte in any::<u8>()) {
+        let good = std::fs::read_to_string(real_run().join("run.json")).unwrap();
+        let mut bytes = good.into_bytes();
+        let at = at % bytes.len();
+        bytes[at] = byte;
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = json::parse(&text);
+    }
+}
