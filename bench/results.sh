@@ -8,16 +8,32 @@
 # root of the repository is the two runs' own markdown, one after the other, unedited but
 # for the charts' links (rewritten to where the charts are); report.html at the root is the
 # classic run's page (the YCSB run's is docs/results/ycsb/report.html).
+#
+#   bench/results.sh              # run both suites, then publish
+#   bench/results.sh --rerender   # publish again from the saved run.json files (after a
+#                                 # change to the renderers; no database is touched)
+#
+# DBCOMPARE=path/to/dbcompare uses that binary instead of building a release one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 records=${RECORDS:-10000}
 operations=${OPERATIONS:-10000}
-cargo build --release --locked --quiet
+dbcompare=${DBCOMPARE:-}
+if [ -z "$dbcompare" ]; then
+  cargo build --release --locked --quiet
+  dbcompare=./target/release/dbcompare
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-./target/release/dbcompare run --store all --suite classic --out "$work/classic"
-./target/release/dbcompare run --store all --suite ycsb \
-  -p "recordcount=$records" -p "operationcount=$operations" --out "$work/ycsb"
+if [ "${1:-}" = --rerender ]; then
+  for suite in classic ycsb; do
+    "$dbcompare" report "docs/results/$suite/run.json" --out "$work/$suite" >/dev/null
+  done
+else
+  "$dbcompare" run --store all --suite classic --out "$work/classic"
+  "$dbcompare" run --store all --suite ycsb \
+    -p "recordcount=$records" -p "operationcount=$operations" --out "$work/ycsb"
+fi
 for suite in classic ycsb; do
   rm -rf "docs/results/$suite"
   mkdir -p docs/results

@@ -64,3 +64,53 @@ fn every_install_hint_names_a_script_that_exists() {
         }
     }
 }
+
+/// Every flag of `dbcompare run` is in the README's table of flags.
+#[test]
+fn every_run_flag_is_in_the_readme() {
+    use clap::CommandFactory;
+    let readme = read("README.md");
+    let cli = dbcompare::cli::Cli::command();
+    let run = cli.find_subcommand("run").expect("a run subcommand");
+    let missing: Vec<String> = run
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .filter(|long| !readme.contains(&format!("`--{long}")))
+        .map(|long| format!("--{long}"))
+        .collect();
+    assert!(missing.is_empty(), "README.md does not document {missing:?}");
+}
+
+/// Every relative link of the manual and the docs leads to a file that exists.
+#[test]
+fn relative_links_resolve() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![
+        "README.md".to_string(),
+        "CONTRIBUTING.md".to_string(),
+        "results.md".to_string(),
+    ];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".md") {
+            pages.push(format!("docs/{name}"));
+        }
+    }
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = read(page);
+        let dir = root.join(page).parent().unwrap().to_path_buf();
+        for (i, _) in text.match_indices("](") {
+            let rest = &text[i + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split('#').next().unwrap_or_default();
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            if !dir.join(target).exists() {
+                broken.push(format!("{page}: {target}"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "links to nothing: {broken:?}");
+}

@@ -110,7 +110,12 @@ pub fn applies(report: &Report) -> bool {
         && report
             .stores
             .iter()
-            .any(|s| STORES.iter().any(|b| b.store == s.store))
+            .any(|s| ran(s) && STORES.iter().any(|b| b.store == s.store))
+}
+
+/// Whether a store has figures to set beside the blog's (a skipped one has none).
+fn ran(s: &super::model::StoreResult) -> bool {
+    !s.phases.is_empty()
 }
 
 /// The table beside the recap: one row per phase of the run's sizes, per store of the
@@ -123,6 +128,7 @@ pub fn reference_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)
     let stores: Vec<(&super::model::StoreResult, &BlogStore)> = report
         .stores
         .iter()
+        .filter(|s| ran(s))
         .filter_map(|s| STORES.iter().find(|b| b.store == s.store).map(|b| (s, b)))
         .collect();
     let mut headers = vec!["phase".to_string()];
@@ -211,7 +217,7 @@ pub fn notes(report: &Report) -> Vec<String> {
          durability `{}`. A ratio below 1 is faster now.",
         report.plan.durability
     )];
-    for s in &report.stores {
+    for s in report.stores.iter().filter(|s| ran(s)) {
         if let Some(caveat) = STORES
             .iter()
             .find(|b| b.store == s.store)
