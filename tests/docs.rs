@@ -78,7 +78,10 @@ fn every_run_flag_is_in_the_readme() {
         .filter(|long| !readme.contains(&format!("`--{long}")))
         .map(|long| format!("--{long}"))
         .collect();
-    assert!(missing.is_empty(), "README.md does not document {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "README.md does not document {missing:?}"
+    );
 }
 
 /// Every relative link of the manual and the docs leads to a file that exists.

@@ -552,7 +552,10 @@ fn the_blog_reference_beside_a_classic_run_at_its_sizes() {
     // A skipped store of the blog's has no column and no caveat.
     report.stores[2].store = "couchbase".into();
     let md = markdown::render(&report);
-    assert!(!md.contains("couchbase now") && !md.contains("Couchbase figures incorrect"), "{md}");
+    assert!(
+        !md.contains("couchbase now") && !md.contains("Couchbase figures incorrect"),
+        "{md}"
+    );
     report.stores.truncate(2);
     let md = markdown::render(&report);
     let section = &md[md
