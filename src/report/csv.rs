@@ -6,7 +6,7 @@ use super::model::{Report, StoreStatus};
 use super::stats::Spread;
 
 /// The header, in column order.
-pub const HEADERS: [&str; 33] = [
+pub const HEADERS: [&str; 36] = [
     "suite",
     "store",
     "store_status",
@@ -40,6 +40,9 @@ pub const HEADERS: [&str; 33] = [
     "bytes_per_op",
     "open_loop_rate_ops_per_s",
     "response_p99_us",
+    "p50_over_floor",
+    "floor",
+    "client_bound",
 ];
 
 /// `results.csv` for a run. A store without phases (failed at its start, skipped) still
@@ -76,6 +79,7 @@ pub fn render(report: &Report) -> String {
             let l = &p.latency_us;
             let spread = Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>());
             let opt = |v: Option<f64>| v.map(figure).unwrap_or_default();
+            let multiple = super::text::floor_ratio(report.floor.as_ref(), s, p);
             let mut row = store_cells.to_vec();
             row.extend([
                 p.kind.label().to_lowercase(),
@@ -105,6 +109,9 @@ pub fn render(report: &Report) -> String {
                 opt(p.bytes_per_op),
                 opt(p.open_loop.as_ref().map(|o| o.rate)),
                 opt(p.open_loop.as_ref().map(|o| o.response_us.p99)),
+                multiple.map(|(m, _)| figure(m)).unwrap_or_default(),
+                multiple.map(|(_, f)| f.to_string()).unwrap_or_default(),
+                p.client_bound.clone().unwrap_or_default(),
             ]);
             out.write_record(&row).expect("writing to memory");
         }

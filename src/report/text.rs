@@ -113,6 +113,15 @@ pub fn floor_line(f: &Floor) -> String {
 /// the loopback round trip at that concurrency (`3.4x rtt`). `None` where no floor applies
 /// (an embedded store's search, other concurrencies, relaxed inserts).
 pub fn floor_multiple(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Option<String> {
+    floor_ratio(floor, r, p).map(|(m, what)| format!("{m:.1}x {what}"))
+}
+
+/// [`floor_multiple`] as a number and the floor's name (`fsync` or `rtt`).
+pub fn floor_ratio(
+    floor: Option<&Floor>,
+    r: &StoreResult,
+    p: &PhaseResult,
+) -> Option<(f64, &'static str)> {
     let floor = floor?;
     let embedded = r.deployment.as_ref().is_none_or(|d| d.kind == "embedded");
     let durable = r.info.as_ref().is_some_and(|i| i.durability == "durable");
@@ -127,8 +136,7 @@ pub fn floor_multiple(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -
         }
         _ => return None,
     };
-    (base > 0.0 && p.latency_us.p50 > 0.0)
-        .then(|| format!("{:.1}x {what}", p.latency_us.p50 / base))
+    (base > 0.0 && p.latency_us.p50 > 0.0).then(|| (p.latency_us.p50 / base, what))
 }
 
 /// The console's summary of a classic or pool phase, under the blog's lines (a driver or
