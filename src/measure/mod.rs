@@ -7,10 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
-use base64::Engine;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 
 use crate::report::model::{Latency, PhaseKind, PhaseResult, RunFigures};
 use crate::report::stats::Spread;
@@ -22,6 +19,8 @@ mod series;
 
 pub use alloc::{CountingAlloc, allocations};
 pub use series::Series;
+
+pub use crate::report::model::{decode_histogram, encode_histogram};
 
 /// Highest latency the histogram holds exactly: one hour, in nanoseconds. Longer ones are
 /// clamped to it (and still counted).
@@ -52,25 +51,6 @@ pub fn record(histogram: &mut Histogram<u64>, latency: Duration) {
     crate::liveness::alive();
     let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
     histogram.saturating_record(ns.clamp(1, MAX_LATENCY_NS));
-}
-
-/// A histogram as base64 of its HdrHistogram V2 encoding (what other HdrHistogram tools read).
-pub fn encode_histogram(h: &Histogram<u64>) -> String {
-    let mut bytes = Vec::new();
-    V2Serializer::new()
-        .serialize(h, &mut bytes)
-        .expect("serializing into memory does not fail");
-    base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// The inverse of [`encode_histogram`].
-pub fn decode_histogram(text: &str) -> Result<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text)
-        .context("histogram is not base64")?;
-    Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .map_err(|e| anyhow::anyhow!("histogram does not decode: {e:?}"))
 }
 
 /// What a phase (or one task of it) records of each operation: its latency into the

@@ -11,9 +11,6 @@ use std::collections::BTreeSet;
 use std::error::Error;
 use std::ops::Range;
 
-use base64::Engine;
-use hdrhistogram::Histogram;
-use hdrhistogram::serialization::Deserializer;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
@@ -781,7 +778,10 @@ fn whisker(p: &PhaseResult) -> Option<(f64, f64)> {
 /// A phase's latency curve as (nines, microseconds): from its histogram at many quantiles,
 /// else from its recorded percentiles (the maximum left out: it sits at infinite nines).
 fn latency_points(p: &PhaseResult) -> Vec<(f64, f64)> {
-    if let Some(h) = p.histogram.as_deref().and_then(decode_histogram)
+    if let Some(h) = p
+        .histogram
+        .as_deref()
+        .and_then(|h| super::model::decode_histogram(h).ok())
         && !h.is_empty()
     {
         let steps = 80;
@@ -895,14 +895,6 @@ fn duration_label(ms: f64) -> String {
     } else {
         format!("{} s", short(ms / 1000.0))
     }
-}
-
-/// A histogram from base64 of its HdrHistogram V2 encoding; `None` when it does not decode.
-fn decode_histogram(text: &str) -> Option<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .ok()?;
-    Deserializer::new().deserialize(&mut bytes.as_slice()).ok()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1740,7 +1732,7 @@ mod tests {
         StoreStatus, Tool,
     };
     use crate::workload::record::Size;
-    use hdrhistogram::serialization::{Serializer, V2Serializer};
+    use hdrhistogram::Histogram;
     use std::collections::BTreeMap;
 
     /// base64 of a histogram's V2 encoding, as the measuring code writes it.
@@ -1749,9 +1741,7 @@ mod tests {
         for &ns in latencies_ns {
             h.record(ns).unwrap();
         }
-        let mut bytes = Vec::new();
-        V2Serializer::new().serialize(&h, &mut bytes).unwrap();
-        base64::engine::general_purpose::STANDARD.encode(bytes)
+        crate::report::model::encode_histogram(&h)
     }
 
     /// A run's time series as the measuring code writes it: `ops` operations at about

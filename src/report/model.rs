@@ -11,6 +11,30 @@ pub use crate::catalog::StoreInfo;
 use crate::machine::Machine;
 use crate::workload::record::Size;
 
+/// A histogram as base64 of its HdrHistogram V2 encoding, as `run.json` holds it (what
+/// other HdrHistogram tools read).
+pub fn encode_histogram(h: &hdrhistogram::Histogram<u64>) -> String {
+    use base64::Engine;
+    use hdrhistogram::serialization::Serializer;
+    let mut bytes = Vec::new();
+    hdrhistogram::serialization::V2Serializer::new()
+        .serialize(h, &mut bytes)
+        .expect("serializing into memory does not fail");
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The inverse of [`encode_histogram`].
+pub fn decode_histogram(text: &str) -> anyhow::Result<hdrhistogram::Histogram<u64>> {
+    use anyhow::Context;
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .context("histogram is not base64")?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|e| anyhow::anyhow!("histogram does not decode: {e:?}"))
+}
+
 /// Version of the `run.json` layout.
 pub const SCHEMA_VERSION: u32 = 1;
 
