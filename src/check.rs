@@ -192,7 +192,15 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
         return checked;
     }
     let timeout = Duration::from_secs(args.connect_timeout.get());
-    let setup = Setup::start(kind, target, args.durability, timeout, false, &args.options).await;
+    let setup = Setup::start(
+        kind,
+        target,
+        args.durability,
+        timeout,
+        &crate::server::DataDirs::temporary(),
+        &args.options,
+    )
+    .await;
     let setup = match setup {
         Ok(setup) => setup,
         Err(e) => {

@@ -46,6 +46,19 @@ pub enum Command {
     Compare(CompareArgs),
     /// Print the JSON Schema of run.json (the file schema/run.schema.json holds).
     Schema,
+    /// Stop the throw-away servers and delete the directories that a killed dbcompare left
+    /// behind (every run does this first too). Only directories marked as dbcompare's whose
+    /// dbcompare process is gone are touched.
+    Clean(CleanArgs),
+}
+
+/// Arguments of `dbcompare clean`.
+#[derive(Debug, Clone, Args)]
+pub struct CleanArgs {
+    /// Where the killed run kept its data (its `--data-dir`), besides the system's
+    /// temporary directory.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
 }
 
 /// An output `dbcompare report` renders.
@@ -315,6 +328,12 @@ pub struct RunArgs {
     /// printed), for inspection.
     #[arg(long)]
     pub keep_data: bool,
+
+    /// Where the throw-away servers and the SQLite file keep their data (one new directory
+    /// each, deleted after the run), and where the durable write floor is measured. By
+    /// default the system's temporary directory ($TMPDIR or /tmp).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     pub server: ServerArgs,

@@ -94,6 +94,16 @@ pub fn run(cli: Cli) -> Result<u8> {
         Some(Command::Report(args)) => saved::report(&args),
         Some(Command::Compare(args)) => saved::compare(&args),
         Some(Command::Schema) => saved::schema(),
+        Some(Command::Clean(args)) => {
+            let removed = clean(args.data_dir.as_deref())?;
+            for r in &removed {
+                println!("{r}");
+            }
+            if removed.is_empty() {
+                println!("nothing to clean: no throw-away server or directory of a killed run");
+            }
+            Ok(0)
+        }
         None => run_benchmarks(&cli.run),
     }
 }
@@ -124,7 +134,12 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))
     })?;
     interrupt::install(server::kill_all);
-    let local = server::start(kind, &installation, args.durability, false)?;
+    let local = server::start(
+        kind,
+        &installation,
+        args.durability,
+        &server::DataDirs::temporary(),
+    )?;
     println!("{}", local.url());
     eprintln!(
         "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
@@ -138,9 +153,26 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
     Ok(0)
 }
 
+/// Stops the servers and deletes the directories a killed run left in the temporary
+/// directory and in `data_dir`.
+fn clean(data_dir: Option<&std::path::Path>) -> Result<Vec<server::leftovers::Removed>> {
+    let mut bases = vec![std::env::temp_dir()];
+    bases.extend(data_dir.map(std::path::Path::to_path_buf));
+    bases.dedup();
+    let mut removed = Vec::new();
+    for base in bases {
+        removed.extend(server::leftovers::clean(&base)?);
+    }
+    Ok(removed)
+}
+
 fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let plan = RunPlan::resolve(args, &plan::system_env, &server::find)?;
     let out = OutputDir::prepare(&plan.out)?;
+    let _lock = out.lock()?;
+    for r in clean(Some(&plan.data_dirs.under))? {
+        eprintln!("{r}");
+    }
     interrupt::install(server::kill_all);
     // The run's own event loop, on this thread: the first of the client's loops (see
     // `suite::clients`, which starts one more per further `--client-threads`).

@@ -10,7 +10,7 @@ use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::cli::{RunArgs, ServerArgs, StoreSelector, Suite};
 use crate::error::UsageError;
 use crate::report::model::PlanSummary;
-use crate::server::{self, Installation};
+use crate::server::{self, DataDirs, Installation};
 use crate::store::registry::parse_url;
 use crate::store::url::{StoreUrl, mask_userinfo};
 use crate::suite::classic::ClassicPlan;
@@ -86,7 +86,8 @@ pub struct RunPlan {
     pub stall_timeout: Option<Duration>,
     /// Threads of the client's async runtime.
     pub client_threads: usize,
-    pub keep_data: bool,
+    /// Where the throw-away directories go, and whether they are kept.
+    pub data_dirs: DataDirs,
     /// Each store's own options.
     pub options: StoreOptions,
 }
@@ -260,7 +261,7 @@ impl RunPlan {
                 }
             }),
             client_threads,
-            keep_data: args.keep_data,
+            data_dirs: data_dirs(args)?,
             options: args.options.clone(),
         })
     }
@@ -394,6 +395,30 @@ fn default_client_threads(
     } else {
         1
     }
+}
+
+/// `--data-dir` (which must be an existing, writable directory) and `--keep-data`.
+fn data_dirs(args: &RunArgs) -> Result<DataDirs, UsageError> {
+    let Some(dir) = &args.data_dir else {
+        return Ok(DataDirs {
+            keep: args.keep_data,
+            ..DataDirs::temporary()
+        });
+    };
+    let unusable = |why: String| UsageError::new(format!("--data-dir {}: {why}", dir.display()));
+    if !dir.is_dir() {
+        return Err(unusable("not an existing directory".into()));
+    }
+    tempfile::Builder::new()
+        .prefix(".dbcompare-probe")
+        .tempfile_in(dir)
+        .map_err(|e| unusable(format!("cannot write there: {e}")))?;
+    // Absolute: the servers run in their own directories.
+    let under = std::path::absolute(dir).map_err(|e| unusable(e.to_string()))?;
+    Ok(DataDirs {
+        under,
+        keep: args.keep_data,
+    })
 }
 
 #[cfg(test)]

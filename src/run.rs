@@ -1,7 +1,8 @@
 //! The runner: a resolved plan in, a report out. Every store of the plan in turn: where its
 //! server comes from (a URL, a throw-away local server, or embedded), its connections and
 //! the client's event loops, its suite under the stall watchdog, then the server stopped;
-//! the report written after every store.
+//! the report written after every phase, so a run killed at any point keeps what it
+//! finished.
 
 use std::sync::Arc;
 
@@ -13,8 +14,10 @@ use crate::cli::Suite;
 use crate::interrupt;
 use crate::machine::Machine;
 use crate::plan::{RunPlan, Target};
-use crate::report::OutputDir;
-use crate::report::model::{Report, RunStatus, StoreResult, StoreStatus, Tool};
+use crate::report::model::{
+    PhaseKind, PhaseResult, Report, RunStatus, StoreResult, StoreStatus, Tool,
+};
+use crate::report::{Format, OutputDir};
 use crate::setup::Setup;
 use crate::store::url::scrub;
 use crate::suite::clients::Clients;
@@ -25,9 +28,74 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
+/// What a checkpoint says of the store still running: if the file is read after the run
+/// died, this is why the store has no more phases.
+pub const UNFINISHED: &str = "not finished when this file was written: the run was still \
+     going, or was killed; the phases shown are the ones it finished";
+
+/// Passes everything on to the console and, each time a store's finished phases change,
+/// writes run.json and results.md with them (the stores before it, then it, marked
+/// interrupted with [`UNFINISHED`]): a kill -9 of dbcompare loses only the phase it was in.
+struct Checkpoints<'a> {
+    inner: &'a mut dyn Observer,
+    out: Option<&'a OutputDir>,
+    report: &'a Report,
+    secrets: &'a [String],
+}
+
+impl Observer for Checkpoints<'_> {
+    fn floor_measured(&mut self, floor: &crate::report::model::Floor) {
+        self.inner.floor_measured(floor);
+    }
+    fn store_started(&mut self, store: &str) {
+        self.inner.store_started(store);
+    }
+    fn run_started(&mut self, label: &str) {
+        self.inner.run_started(label);
+    }
+    fn store_described(&mut self, result: &StoreResult) {
+        self.inner.store_described(result);
+    }
+    fn size_measured(&mut self, which: &str, bytes: Option<u64>) {
+        self.inner.size_measured(which, bytes);
+    }
+    fn phase_started(&mut self, kind: PhaseKind, size: &crate::workload::record::Size, ops: u64) {
+        self.inner.phase_started(kind, size, ops);
+    }
+    fn progress(&mut self, done: u64) {
+        self.inner.progress(done);
+    }
+    fn phase_finished(&mut self, phase: &PhaseResult) {
+        self.inner.phase_finished(phase);
+    }
+    fn phases_recorded(&mut self, result: &StoreResult) {
+        self.inner.phases_recorded(result);
+        let Some(out) = self.out else { return };
+        let mut report = self.report.clone();
+        let mut unfinished = result.clone();
+        unfinished.status = StoreStatus::Interrupted;
+        unfinished.error = Some(scrub(UNFINISHED, self.secrets));
+        report.stores.push(unfinished);
+        report.finished_at = now();
+        // The quick formats only: the charts and the HTML page come with the store's end.
+        if let Err(e) = out.write_formats(&report, &[Format::Json, Format::Markdown]) {
+            eprintln!("warning: could not write the phases finished so far: {e:#}");
+        }
+    }
+    fn store_finished(&mut self, result: &StoreResult) {
+        self.inner.store_finished(result);
+    }
+    fn not_applicable(&mut self, test: &str) {
+        self.inner.not_applicable(test);
+    }
+    fn status(&mut self, line: &str) {
+        self.inner.status(line);
+    }
+}
+
 /// Runs every store of the plan in turn. A store that fails is reported as failed and the
-/// next one runs; Ctrl-C stops the run after the current operation. After each store the
-/// report so far is written to `out` (marked partial until the run ends).
+/// next one runs; Ctrl-C stops the run after the current operation. After each phase and
+/// each store the report so far is written to `out` (marked partial until the run ends).
 pub async fn run_plan(
     plan: &RunPlan,
     out: Option<&OutputDir>,
@@ -46,7 +114,7 @@ pub async fn run_plan(
     };
     if plan.floor {
         // The directory the throw-away servers (and SQLite's temporary file) keep data in.
-        let dir = std::env::temp_dir();
+        let dir = plan.data_dirs.under.clone();
         match tokio::task::spawn_blocking(move || crate::measure::floor::measure(&dir)).await {
             Ok(Ok(floor)) => {
                 observer.floor_measured(&floor);
@@ -67,7 +135,22 @@ pub async fn run_plan(
         }
         let mut result = StoreResult::new(kind.name());
         observer.store_started(kind.name());
-        if let Err(e) = run_store(*kind, target, plan, &workload, &mut result, observer).await {
+        let mut checkpoints = Checkpoints {
+            inner: &mut *observer,
+            out,
+            report: &report,
+            secrets: &secrets,
+        };
+        let outcome = run_store(
+            *kind,
+            target,
+            plan,
+            &workload,
+            &mut result,
+            &mut checkpoints,
+        )
+        .await;
+        if let Err(e) = outcome {
             result.status = if interrupt::requested() {
                 StoreStatus::Interrupted
             } else if matches!(target, Target::Unavailable(_)) {
@@ -115,7 +198,7 @@ async fn run_store(
         target,
         plan.durability,
         plan.connect_timeout,
-        plan.keep_data,
+        &plan.data_dirs,
         &plan.options,
     )
     .await?;

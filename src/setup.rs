@@ -8,7 +8,7 @@ use tempfile::TempDir;
 use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::plan::Target;
 use crate::report::model::Deployment;
-use crate::server::{self, LocalServer};
+use crate::server::{self, DataDirs, LocalServer};
 use crate::store::ConnectSpec;
 use crate::store::url::StoreUrl;
 
@@ -31,7 +31,7 @@ impl Setup {
         target: &Target,
         durability: Durability,
         connect_timeout: std::time::Duration,
-        keep_data: bool,
+        dirs: &DataDirs,
         options: &StoreOptions,
     ) -> Result<Setup> {
         let (local, url, deployment) = match target {
@@ -40,8 +40,9 @@ impl Setup {
             Target::Url(u) => (None, Some(u.clone()), deployment("url", Some(u))),
             Target::Local(installation) => {
                 let installation = installation.clone();
+                let dirs = dirs.clone();
                 let server = tokio::task::spawn_blocking(move || {
-                    server::start(kind, &installation, durability, keep_data)
+                    server::start(kind, &installation, durability, &dirs)
                 })
                 .await
                 .context("the server start panicked")??;
@@ -54,12 +55,7 @@ impl Setup {
             }
         };
         let sqlite_dir = match (kind.is_embedded(), &options.sqlite_path) {
-            (true, None) => Some(
-                tempfile::Builder::new()
-                    .prefix("dbcompare-sqlite-")
-                    .tempdir()
-                    .context("creating a temporary directory for the SQLite database")?,
-            ),
+            (true, None) => Some(dirs.create(kind.name())?),
             _ => None,
         };
         let sqlite_path = match &sqlite_dir {

@@ -194,26 +194,13 @@ fn failing_installation(dir: &Path) -> Installation {
 
 #[test]
 fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
-    let redis_dirs = || -> Vec<std::path::PathBuf> {
-        std::fs::read_dir(std::env::temp_dir())
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("dbcompare-redis-")
-            })
-            .collect()
-    };
     let before = redis_dirs();
     let scratch = tempfile::tempdir().unwrap();
     let error = server::start(
         StoreKind::Redis,
         &failing_installation(scratch.path()),
         Durability::Durable,
-        false,
+        &server::DataDirs::temporary(),
     )
     .err()
     .expect("the fake server cannot start");
@@ -230,32 +217,8 @@ fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
-/// Pids of running processes working in `dir` (Redis rewrites its command line, but it
-/// works in its data directory).
-fn processes_in(dir: &Path) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| {
-            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
-            let cwd = std::fs::read_link(e.path().join("cwd")).ok()?;
-            (cwd.starts_with(dir) && server::process_alive(pid)).then_some(pid)
-        })
-        .collect()
-}
-
 fn redis_dirs() -> Vec<std::path::PathBuf> {
-    std::fs::read_dir(std::env::temp_dir())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("dbcompare-redis-")
-        })
-        .collect()
+    common::dirs_of("redis")
 }
 
 /// Ctrl-C (or SIGTERM) once (stop after the current operation) or twice (stop now): either
@@ -278,7 +241,7 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     );
     let server_dir = redis_dirs()
         .into_iter()
-        .find(|d| !before.contains(d) && processes_in(d).len() == 1)
+        .find(|d| !before.contains(d) && common::processes_in(d).len() == 1)
         .expect("the running server's directory");
     for _ in 0..signals {
         // SAFETY: signalling our own child.
@@ -287,7 +250,10 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     }
     let _rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert_eq!(child.wait().unwrap().code(), Some(130));
-    assert!(processes_in(&server_dir).is_empty(), "the server survived");
+    assert!(
+        common::processes_in(&server_dir).is_empty(),
+        "the server survived"
+    );
     assert!(!server_dir.exists(), "{} survived", server_dir.display());
     if signals == 1 {
         let report =

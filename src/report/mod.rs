@@ -79,6 +79,23 @@ impl Format {
     ];
 }
 
+/// The lock file a run holds in its `--out` (see [`OutputDir::lock`]).
+pub const LOCK_FILE: &str = ".dbcompare.lock";
+
+/// A run's claim on its output directory; dropping it removes the lock file.
+#[derive(Debug)]
+pub struct OutputLock {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        // Removed while still locked, so that no other run locks this file after us.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
 /// The output directory of a run: `run.json`, `results.md`, `report.html`, `results.csv`
 /// and the charts' SVG files, each written atomically.
 #[derive(Debug, Clone)]
@@ -107,6 +124,61 @@ impl OutputDir {
 
     pub fn path(&self) -> &Path {
         &self.dir
+    }
+
+    /// Claims the directory for one run: a second run given the same `--out` while this one
+    /// holds the lock is refused (a usage error naming the first run's pid) instead of
+    /// interleaving its files with this one's. The lock file is removed when the lock is
+    /// dropped; a killed run's lock ends with its process.
+    pub fn lock(&self) -> Result<OutputLock> {
+        let path = self.dir.join(LOCK_FILE);
+        loop {
+            let file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .with_context(|| format!("opening {}", path.display()))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(fs::TryLockError::WouldBlock) => {
+                    let holder = fs::read_to_string(&path).unwrap_or_default();
+                    let holder = holder.trim();
+                    let who = if holder.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (pid {holder})")
+                    };
+                    return Err(UsageError::new(format!(
+                        "--out {}: another dbcompare run{who} is writing its results there; \
+                         give this run another --out, or wait until that one ends",
+                        self.dir.display()
+                    ))
+                    .into());
+                }
+                Err(fs::TryLockError::Error(e)) => {
+                    return Err(e).with_context(|| format!("locking {}", path.display()));
+                }
+            }
+            // The file may have been removed by the run that held it, between our open and
+            // our lock: then the lock is on a file nobody else will find, so try again.
+            let same = match (file.metadata(), fs::metadata(&path)) {
+                (Ok(a), Ok(b)) => {
+                    use std::os::unix::fs::MetadataExt;
+                    a.dev() == b.dev() && a.ino() == b.ino()
+                }
+                _ => false,
+            };
+            if !same {
+                continue;
+            }
+            let mut file = file;
+            file.set_len(0)
+                .and_then(|()| writeln!(file, "{}", std::process::id()))
+                .with_context(|| format!("writing {}", path.display()))?;
+            return Ok(OutputLock { path, _file: file });
+        }
     }
 
     /// Writes every output for `report` (replacing any earlier write).
@@ -230,6 +302,24 @@ mod tests {
         let err = OutputDir::prepare(&file.path().join("sub")).unwrap_err();
         assert!(err.downcast_ref::<UsageError>().is_some());
         assert!(err.to_string().contains("--out"), "{err}");
+    }
+
+    #[test]
+    fn a_locked_out_dir_refuses_a_second_run_until_the_first_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        let lock = out.lock().unwrap();
+        let err = out.lock().unwrap_err();
+        assert!(err.downcast_ref::<UsageError>().is_some(), "{err}");
+        let message = err.to_string();
+        assert!(message.contains("--out"), "{message}");
+        assert!(
+            message.contains(&format!("pid {}", std::process::id())),
+            "{message}"
+        );
+        drop(lock);
+        assert!(!dir.path().join(LOCK_FILE).exists(), "lock file left");
+        drop(out.lock().unwrap());
     }
 
     #[test]

@@ -18,6 +18,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::catalog::{Durability, Launcher, StoreKind};
 
+pub mod leftovers;
 pub mod mysql;
 pub mod postgres;
 pub mod redis;
@@ -172,22 +173,53 @@ pub fn free_port() -> Result<u16> {
     Ok(listener.local_addr()?.port())
 }
 
-/// Starts a throw-away server for `kind`.
+/// Where the throw-away directories go (`--data-dir`, by default the system's temporary
+/// directory), and whether they are kept after the run (`--keep-data`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDirs {
+    pub under: PathBuf,
+    pub keep: bool,
+}
+
+impl DataDirs {
+    /// In the system's temporary directory, deleted after the run.
+    pub fn temporary() -> Self {
+        DataDirs {
+            under: std::env::temp_dir(),
+            keep: false,
+        }
+    }
+
+    /// A new directory for a `kind` store, private to this user (0700) and marked as this
+    /// process's (see [`leftovers`]).
+    pub fn create(&self, kind: &str) -> Result<tempfile::TempDir> {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{}{kind}-", leftovers::PREFIX))
+            .tempdir_in(&self.under)
+            .with_context(|| {
+                format!(
+                    "creating a directory for the {kind} data in {}",
+                    self.under.display()
+                )
+            })?;
+        leftovers::mark(dir.path(), kind, self.keep)?;
+        Ok(dir)
+    }
+}
+
+/// Starts a throw-away server for `kind`, its directory in `dirs`.
 pub fn start(
     kind: StoreKind,
     installation: &Installation,
     durability: Durability,
-    keep_data: bool,
+    dirs: &DataDirs,
 ) -> Result<LocalServer> {
     let started = Instant::now();
+    let keep_data = dirs.keep;
     let launcher = kind
         .launcher()
         .with_context(|| format!("dbcompare starts no local {kind} server"))?;
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("dbcompare-{kind}-"))
-        .tempdir()
-        .context("creating a temporary directory for the server")?
-        .keep();
+    let dir = dirs.create(kind.name())?.keep();
     let port = free_port()?;
     let mut server = LocalServer {
         kind,
@@ -265,6 +297,9 @@ impl LocalServer {
                 pid: process.pid(),
                 dir: (!self.keep_data).then(|| self.dir.clone()),
             });
+        if let Err(e) = leftovers::mark_server(&self.dir, process.pid()) {
+            eprintln!("warning: {e:#}");
+        }
         self.registration = id;
         self.process = Some(process);
     }
@@ -290,6 +325,7 @@ impl LocalServer {
             .unwrap_or_else(|e| e.into_inner())
             .retain(|r| r.id != self.registration);
         let removed = if self.keep_data {
+            leftovers::unmark(&self.dir);
             eprintln!(
                 "kept the {} server's directory: {}",
                 self.kind,

@@ -106,6 +106,7 @@ async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
         let mut phase = measure::aggregate(&runs);
         phase.operation = Some(operation.to_string());
         result.phases.push(phase);
+        observer.phases_recorded(result);
         if let Some(e) = failure {
             return Err(e);
         }

@@ -30,6 +30,9 @@ pub trait Observer: Send {
     /// Operations done so far in the current phase (called every few hundred operations).
     fn progress(&mut self, _done: u64) {}
     fn phase_finished(&mut self, _phase: &PhaseResult) {}
+    /// `result.phases` now holds every phase finished so far (the runner saves them then,
+    /// so a run killed later keeps them).
+    fn phases_recorded(&mut self, _result: &StoreResult) {}
     fn store_finished(&mut self, _result: &StoreResult) {}
     /// A test the store has no operation for.
     fn not_applicable(&mut self, _test: &str) {}

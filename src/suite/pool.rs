@@ -148,6 +148,7 @@ async fn run_tests<C: Connect<Store: PoolStore>>(
             let mut phase = measure::aggregate(&runs);
             phase.operation = Some(operation.to_string());
             result.phases.push(phase);
+            observer.phases_recorded(result);
         }
     }
     Ok(())

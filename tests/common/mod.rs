@@ -40,14 +40,54 @@ pub fn spawn_until(
     (child, lines)
 }
 
+/// Pids of running processes working in `dir` (Redis rewrites its command line, but it
+/// works in its data directory).
+pub fn processes_in(dir: &std::path::Path) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let cwd = std::fs::read_link(e.path().join("cwd")).ok()?;
+            (cwd.starts_with(dir) && server::process_alive(pid)).then_some(pid)
+        })
+        .collect()
+}
+
+/// The throw-away directories of `kind` stores in the system's temporary directory.
+pub fn dirs_of(kind: &str) -> Vec<std::path::PathBuf> {
+    dirs_in(&std::env::temp_dir(), kind)
+}
+
+/// The throw-away directories of `kind` stores in `base`.
+pub fn dirs_in(base: &std::path::Path, kind: &str) -> Vec<std::path::PathBuf> {
+    let prefix = format!("dbcompare-{kind}-");
+    std::fs::read_dir(base)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&prefix)
+        })
+        .collect()
+}
+
 /// Starts a throw-away server. A missing server is a failure, never a skip: CI installs
 /// every server these tests need (provisioning/install.sh).
 pub fn start(kind: StoreKind, durability: Durability) -> LocalServer {
     let installation = server::find(kind).unwrap_or_else(|| {
         panic!("no {kind} server is installed: run 'provisioning/install.sh {kind}' (these tests do not skip)")
     });
-    server::start(kind, &installation, durability, false)
-        .unwrap_or_else(|e| panic!("starting a local {kind} server: {e:#}"))
+    server::start(
+        kind,
+        &installation,
+        durability,
+        &server::DataDirs::temporary(),
+    )
+    .unwrap_or_else(|e| panic!("starting a local {kind} server: {e:#}"))
 }
 
 /// Connects to `url` the way the runner does.

@@ -237,6 +237,7 @@ fn finish_phase(
     let stopped = run.incomplete;
     runs.push(run);
     result.phases = measure::aggregate_by_phase(&[before, runs.as_slice()].concat());
+    observer.phases_recorded(result);
     if let Some(first) = first_error {
         return Err(anyhow!("{label}: {errors} error(s); first: {first}"));
     }

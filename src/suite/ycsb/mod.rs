@@ -141,6 +141,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
     .await?;
     measured.extend(ran.runs);
     result.phases = phases(&measured, &operations);
+    observer.phases_recorded(result);
     if let Some(e) = ran.failure {
         return Err(e);
     }
@@ -192,6 +193,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         }
         result.phases = phases(&measured, &operations);
         result.not_applicable.clone_from(&not_applicable);
+        observer.phases_recorded(result);
         if let Some(e) = ran.failure {
             return Err(e);
         }

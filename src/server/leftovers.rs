@@ -1,0 +1,356 @@
+//! What a killed dbcompare leaves: every throw-away directory (a server's, or an embedded
+//! store's temporary file) holds a marker naming the dbcompare process that made it and the
+//! server running in it, each by pid and start time (so a reused pid is never mistaken for
+//! it). [`clean`] finds the directories whose owner is gone, stops their servers and
+//! deletes them; a directory without a marker, or whose owner still runs, is not touched.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+/// The marker's file name, inside each throw-away directory.
+pub const MARKER: &str = "dbcompare-owner";
+
+/// The names the throw-away directories start with.
+pub const PREFIX: &str = "dbcompare-";
+
+/// How long a left-over server may take to stop on SIGTERM before it is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A process, as the marker names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Process {
+    pub pid: i32,
+    /// Clock ticks after boot the process started at (`/proc/PID/stat`, field 22).
+    pub start: u64,
+}
+
+impl Process {
+    /// This process.
+    pub fn current() -> Option<Process> {
+        Process::of(std::process::id() as i32)
+    }
+
+    /// The process with this pid, if it runs.
+    pub fn of(pid: i32) -> Option<Process> {
+        Some(Process {
+            pid,
+            start: start_time(pid)?,
+        })
+    }
+
+    /// Whether this very process still runs (not another one given the same pid since).
+    pub fn alive(&self) -> bool {
+        start_time(self.pid) == Some(self.start) && super::process_alive(self.pid)
+    }
+}
+
+/// When the process started, in clock ticks after boot; `None` when it does not exist.
+fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the parenthesised command name start with the state, field 3.
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(22 - 3)?.parse().ok()
+}
+
+/// What a marker says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    /// `postgres`, `sqlite`, ...
+    pub kind: String,
+    pub owner: Process,
+    pub server: Option<Process>,
+    /// `--keep-data`: stop the server but keep the directory.
+    pub keep: bool,
+}
+
+impl Marker {
+    fn render(&self) -> String {
+        let mut text = format!(
+            "kind={}\nowner_pid={}\nowner_start={}\nkeep={}\n",
+            self.kind, self.owner.pid, self.owner.start, self.keep
+        );
+        if let Some(s) = self.server {
+            text.push_str(&format!("server_pid={}\nserver_start={}\n", s.pid, s.start));
+        }
+        text
+    }
+
+    /// Reads a marker; `None` for anything that is not one (then the directory is not ours
+    /// to touch).
+    pub fn parse(text: &str) -> Option<Marker> {
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+                .map(str::trim)
+        };
+        let process = |pid: &str, start: &str| {
+            Some(Process {
+                pid: field(pid)?.parse().ok().filter(|&p: &i32| p > 0)?,
+                start: field(start)?.parse().ok()?,
+            })
+        };
+        Some(Marker {
+            kind: field("kind")?.to_string(),
+            owner: process("owner_pid", "owner_start")?,
+            server: process("server_pid", "server_start"),
+            keep: field("keep") == Some("true"),
+        })
+    }
+}
+
+/// Marks `dir` as made by this process for a `kind` store.
+pub fn mark(dir: &Path, kind: &str, keep: bool) -> Result<()> {
+    let owner = Process::current().context("reading this process's start time")?;
+    write(
+        dir,
+        &Marker {
+            kind: kind.to_string(),
+            owner,
+            server: None,
+            keep,
+        },
+    )
+}
+
+/// Adds the server now running in `dir` to its marker.
+pub fn mark_server(dir: &Path, pid: i32) -> Result<()> {
+    let path = dir.join(MARKER);
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let mut marker = Marker::parse(&text)
+        .with_context(|| format!("{} is not a dbcompare marker", path.display()))?;
+    marker.server = Process::of(pid);
+    write(dir, &marker)
+}
+
+/// Removes the marker of a directory that is kept (`--keep-data`), so that no later clean
+/// deletes it.
+pub fn unmark(dir: &Path) {
+    let _ = std::fs::remove_file(dir.join(MARKER));
+}
+
+fn write(dir: &Path, marker: &Marker) -> Result<()> {
+    let path = dir.join(MARKER);
+    // Written whole, then renamed: a kill in the middle leaves the old marker or the new.
+    let tmp = dir.join(format!(".{MARKER}.tmp"));
+    std::fs::write(&tmp, marker.render())
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// What [`clean`] removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    pub dir: PathBuf,
+    pub marker: Marker,
+    /// Whether a server was still running there (and was stopped).
+    pub stopped_server: bool,
+    /// Whether the directory was deleted (not with `--keep-data`).
+    pub deleted: bool,
+}
+
+impl std::fmt::Display for Removed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let m = &self.marker;
+        match (self.stopped_server, m.server) {
+            (true, Some(s)) => write!(f, "stopped a {} server (pid {}) and ", m.kind, s.pid)?,
+            _ => write!(f, "found a {} directory and ", m.kind)?,
+        }
+        let action = if self.deleted { "deleted" } else { "kept" };
+        write!(
+            f,
+            "{action} {}, left by a dbcompare that is gone (pid {})",
+            self.dir.display(),
+            m.owner.pid
+        )
+    }
+}
+
+/// Finds, in `base`, the throw-away directories whose dbcompare is gone: stops the server
+/// still running in each and deletes the directory (keeps it, marker removed, where the run
+/// had `--keep-data`). Returns what it did; what it could not do is an error naming it,
+/// after everything else was done.
+pub fn clean(base: &Path) -> Result<Vec<Removed>> {
+    let mut removed = Vec::new();
+    let mut failures = Vec::new();
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return Ok(removed);
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !name.to_string_lossy().starts_with(PREFIX) {
+            continue;
+        }
+        let dir = entry.path();
+        let Ok(text) = std::fs::read_to_string(dir.join(MARKER)) else {
+            continue;
+        };
+        let Some(marker) = Marker::parse(&text) else {
+            continue;
+        };
+        if marker.owner.alive() {
+            continue;
+        }
+        match clean_one(&dir, &marker) {
+            Ok(r) => removed.push(r),
+            Err(e) => failures.push(format!("{}: {e:#}", dir.display())),
+        }
+    }
+    if failures.is_empty() {
+        Ok(removed)
+    } else {
+        for r in &removed {
+            eprintln!("{r}");
+        }
+        anyhow::bail!(
+            "could not clean up after a killed run:\n{}",
+            failures.join("\n")
+        )
+    }
+}
+
+fn clean_one(dir: &Path, marker: &Marker) -> Result<Removed> {
+    let running = marker.server.filter(Process::alive);
+    if let Some(server) = running {
+        stop(server).with_context(|| format!("stopping the {} server", marker.kind))?;
+    }
+    if marker.keep {
+        unmark(dir);
+    } else {
+        std::fs::remove_dir_all(dir).with_context(|| format!("deleting {}", dir.display()))?;
+    }
+    Ok(Removed {
+        dir: dir.to_path_buf(),
+        marker: marker.clone(),
+        stopped_server: running.is_some(),
+        deleted: !marker.keep,
+    })
+}
+
+/// SIGTERM to the server's process group (or the server alone when it leads none), wait,
+/// then SIGKILL.
+fn stop(server: Process) -> Result<()> {
+    // SAFETY: getpgid(2) and kill(2) on a process whose start time we just checked.
+    let group = unsafe { libc::getpgid(server.pid) } == server.pid;
+    let target = if group { -server.pid } else { server.pid };
+    unsafe { libc::kill(target, libc::SIGTERM) };
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    while server.alive() {
+        if Instant::now() > deadline {
+            // SAFETY: as above.
+            unsafe { libc::kill(target, libc::SIGKILL) };
+            std::thread::sleep(Duration::from_millis(100));
+            anyhow::ensure!(!server.alive(), "pid {} survived SIGKILL", server.pid);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marker_reads_back() {
+        let m = Marker {
+            kind: "redis".into(),
+            owner: Process {
+                pid: 12,
+                start: 345,
+            },
+            server: Some(Process {
+                pid: 67,
+                start: 890,
+            }),
+            keep: false,
+        };
+        assert_eq!(Marker::parse(&m.render()), Some(m.clone()));
+        let no_server = Marker { server: None, ..m };
+        assert_eq!(Marker::parse(&no_server.render()), Some(no_server));
+    }
+
+    #[test]
+    fn anything_else_is_not_a_marker() {
+        for text in [
+            "",
+            "kind=redis\n",
+            "kind=redis\nowner_pid=-1\nowner_start=3\n",
+        ] {
+            assert_eq!(Marker::parse(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn this_process_is_alive_and_a_changed_start_time_is_not() {
+        let me = Process::current().unwrap();
+        assert!(me.alive());
+        let other = Process {
+            start: me.start + 1,
+            ..me
+        };
+        assert!(!other.alive(), "a reused pid must not count as the owner");
+    }
+
+    /// A directory of a gone owner is deleted, with the server in it stopped; one of a live
+    /// owner, one without a marker and one not named like ours are left alone.
+    #[test]
+    fn only_directories_of_a_gone_dbcompare_are_cleaned() {
+        let base = tempfile::tempdir().unwrap();
+        let make = |name: &str| {
+            let d = base.path().join(name);
+            std::fs::create_dir(&d).unwrap();
+            d
+        };
+        // A gone owner: a child that has exited and was reaped.
+        let mut owner = std::process::Command::new("true").spawn().unwrap();
+        let owner_pid = owner.id() as i32;
+        let owner_proc = Process::of(owner_pid).unwrap_or(Process {
+            pid: owner_pid,
+            start: 1,
+        });
+        owner.wait().unwrap();
+        let mut server = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let server_proc = Process::of(server.id() as i32).unwrap();
+        let gone = make("dbcompare-redis-gone");
+        write(
+            &gone,
+            &Marker {
+                kind: "redis".into(),
+                owner: owner_proc,
+                server: Some(server_proc),
+                keep: false,
+            },
+        )
+        .unwrap();
+        let live = make("dbcompare-redis-live");
+        mark(&live, "redis", false).unwrap();
+        let unmarked = make("dbcompare-redis-unmarked");
+        let foreign = make("other-dir");
+        std::fs::write(
+            foreign.join(MARKER),
+            std::fs::read_to_string(gone.join(MARKER)).unwrap(),
+        )
+        .unwrap();
+
+        let removed = clean(base.path()).unwrap();
+        assert_eq!(removed.len(), 1, "{removed:?}");
+        assert_eq!(removed[0].dir, gone);
+        assert!(removed[0].stopped_server && removed[0].deleted);
+        assert!(
+            removed[0].to_string().contains("stopped a redis server"),
+            "{}",
+            removed[0]
+        );
+        assert!(!gone.exists());
+        assert!(live.exists() && unmarked.exists() && foreign.exists());
+        let status = server.wait().unwrap();
+        assert!(!status.success(), "the server was stopped by a signal");
+    }
+}
