@@ -279,6 +279,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "OPS", value_parser = parse_positive)]
     pub rate: Option<NonZeroU64>,
 
+    /// Classic suite: an operation that fails (a dropped connection, a server restarted)
+    /// may be made again on a new connection, up to N times. Every retry is counted and
+    /// shown beside its phase; its time stays in the operation's latency. By default an
+    /// error fails the phase at once.
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub retries: u32,
+
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
     #[arg(long, default_value_t = DEFAULT_SEED)]

@@ -214,6 +214,13 @@ impl RunPlan {
             (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
         };
         let workloads = ycsb_workloads(args)?;
+        if args.retries > 0 && args.suite != Suite::Classic {
+            return Err(UsageError::new(format!(
+                "--retries: the classic suite retries on a new connection; the {} suite \
+                 fails a phase at its first error",
+                format!("{:?}", args.suite).to_lowercase()
+            )));
+        }
         Ok(RunPlan {
             suite: args.suite,
             stores,
@@ -225,6 +232,7 @@ impl RunPlan {
                 runs: args.runs.get() as u32,
                 concurrency: dedup_levels(&args.concurrency),
                 rate: args.rate.map(|r| r.get() as f64),
+                retries: args.retries,
             },
             driver: DriverPlan {
                 scale: args.scale,
@@ -298,6 +306,7 @@ impl RunPlan {
             client_threads: Some(self.client_threads as u32),
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
             blog_reference: self.blog_reference,
+            retries: self.classic.retries,
         }
     }
 }

@@ -69,6 +69,16 @@ fn zero_runs_concurrency_or_rate_name_the_flag() {
 }
 
 #[test]
+fn retries_are_the_classic_suites_and_a_count() {
+    refused(
+        &["--suite", "driver", "--retries", "2"],
+        "--retries: the classic suite retries on a new connection; the driver suite",
+    );
+    refused(&["--retries=-1"], "--retries");
+    refused(&["--retries", "often"], "--retries");
+}
+
+#[test]
 fn an_unwritable_out_dir_stops_before_any_benchmark() {
     let file = tempfile::NamedTempFile::new().unwrap();
     dbcompare()

@@ -38,6 +38,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         histogram: None,
         open_loop: None,
         client_bound: None,
+        retries: 0,
         series: Vec::new(),
     }
 }
@@ -164,6 +165,7 @@ fn fixture() -> Report {
             client_threads: Some(1),
             workloads: Vec::new(),
             blog_reference: true,
+            retries: 0,
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),

@@ -165,6 +165,8 @@ pub struct PhaseRun {
     pub series: Series,
     /// Open-loop runs: latency from each operation's intended start, and how far behind.
     pub open_loop: Option<OpenLoopRun>,
+    /// Operations made again on a new connection after an error (`--retries`).
+    pub retries: u64,
 }
 
 /// What an open-loop run adds to a phase run.
@@ -299,6 +301,7 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         histogram: Some(encode_histogram(&histogram)),
         open_loop,
         client_bound: None,
+        retries: runs.iter().map(|r| r.retries).sum(),
         // A phase of a YCSB operation type shares its workload's series: none of its own.
         series: runs
             .iter()
@@ -369,6 +372,7 @@ mod tests {
             histogram,
             series: Series::new(Instant::now()),
             open_loop: None,
+            retries: 0,
         }
     }
 

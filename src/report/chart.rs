@@ -1820,6 +1820,7 @@ mod tests {
             histogram: None,
             open_loop: None,
             client_bound: None,
+            retries: 0,
             series: [0.9, 1.0, 1.1]
                 .map(|f| series_of(ops_per_s * f, 1000))
                 .to_vec(),
@@ -1886,6 +1887,7 @@ mod tests {
                 client_threads: Some(2),
                 workloads: Vec::new(),
                 blog_reference: true,
+                retries: 0,
             },
             machine: machine(),
             floor: None,

@@ -6,7 +6,7 @@ use super::model::{Report, StoreStatus};
 use super::stats::Spread;
 
 /// The header, in column order.
-pub const HEADERS: [&str; 36] = [
+pub const HEADERS: [&str; 37] = [
     "suite",
     "store",
     "store_status",
@@ -20,6 +20,7 @@ pub const HEADERS: [&str; 36] = [
     "operation",
     "ops",
     "errors",
+    "retries",
     "incomplete",
     "runs",
     "wall_ms",
@@ -89,6 +90,7 @@ pub fn render(report: &Report) -> String {
                 p.operation.clone().unwrap_or_default(),
                 p.ops.to_string(),
                 p.errors.to_string(),
+                p.retries.to_string(),
                 p.incomplete.to_string(),
                 p.runs.len().max(1).to_string(),
                 figure(p.wall_ms),

@@ -115,6 +115,9 @@ fn warnings(report: &Report) -> Vec<String> {
                     p.errors, p.ops
                 ));
             }
+            if p.retries > 0 {
+                out.push(format!("{phase}: {}", crate::report::text::retried(p)));
+            }
             if p.incomplete {
                 out.push(format!("{phase}: stopped before its last operation"));
             }

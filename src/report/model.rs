@@ -156,6 +156,9 @@ pub struct PlanSummary {
     /// (`--no-blog-reference` turns it off).
     #[serde(default = "yes")]
     pub blog_reference: bool,
+    /// `--retries`: how often a failed operation could be made again on a new connection.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub retries: u32,
 }
 
 fn yes() -> bool {
@@ -364,6 +367,11 @@ pub struct PhaseResult {
     /// its event loops, or an open-loop schedule it could not keep); absent when it was not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_bound: Option<String>,
+    /// Operations made again on a new connection after an error (`--retries`), summed over
+    /// the runs; their time is in the latencies (from the first attempt's start to the last
+    /// one's end). Absent when there were none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
     /// Every measured run's time series, in run order (absent in reports before they were
     /// recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -420,6 +428,14 @@ pub struct SeriesPoint {
 
 /// Share of the client's event loops its CPU may use before a phase counts as client-bound.
 pub const CLIENT_BOUND_SHARE: f64 = 0.85;
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 impl PhaseResult {
     /// Why this phase's figures are the client's limit, if they are: the client process

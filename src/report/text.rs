@@ -59,6 +59,9 @@ pub fn phase_line(p: &PhaseResult) -> String {
         if p.errors > 0 {
             let _ = write!(line, "  (errors: {})", p.errors);
         }
+        if p.retries > 0 {
+            let _ = write!(line, "  ({})", retried(p));
+        }
         return line;
     }
     let mut line = format!(
@@ -172,6 +175,9 @@ pub fn summary_line(p: &PhaseResult) -> Option<String> {
     if p.errors > 0 {
         let _ = write!(line, ", {} error(s)", p.errors);
     }
+    if p.retries > 0 {
+        let _ = write!(line, ", {}", retried(p));
+    }
     Some(line)
 }
 
@@ -228,6 +234,9 @@ fn notes(p: &PhaseResult, line: &mut String) {
             line.push_str(", stopped early");
         }
         line.push(')');
+    }
+    if p.retries > 0 {
+        let _ = write!(line, "  ({})", retried(p));
     }
     if let Some(warning) = schedule_warning(p) {
         let _ = write!(line, "  WARNING: {warning}");
@@ -515,8 +524,18 @@ pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec
             .map_or_else(|| "-".to_string(), |a| format!("{a:.1}")),
         p.bytes_per_op
             .map_or_else(|| "-".to_string(), |b| format!("{b:.0}")),
-        p.errors.to_string(),
+        if p.retries > 0 {
+            format!("{} ({} retried)", p.errors, p.retries)
+        } else {
+            p.errors.to_string()
+        },
     ]
+}
+
+/// `3 operations retried on a new connection` (`--retries`).
+pub fn retried(p: &PhaseResult) -> String {
+    let s = if p.retries == 1 { "" } else { "s" };
+    format!("{} operation{s} retried on a new connection", p.retries)
 }
 
 /// Headers of the per-store recap, shared with the markdown renderer.

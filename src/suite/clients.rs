@@ -79,6 +79,11 @@ impl<C: Connect + Send + 'static> Clients<C> {
         &self.connector
     }
 
+    /// The connector, for tasks that open connections on their own loop (a reconnect).
+    pub fn shared_connector(&self) -> Arc<C> {
+        Arc::clone(&self.connector)
+    }
+
     /// Opens connection `index` (0-based) on its event loop.
     pub async fn open(&self, index: usize) -> Result<C::Store> {
         let connector = Arc::clone(&self.connector);

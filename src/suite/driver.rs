@@ -192,6 +192,7 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
             histogram: recorder.histogram,
             series: recorder.series,
             open_loop: None,
+            retries: 0,
         },
         first_error,
     ))

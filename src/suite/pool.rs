@@ -176,6 +176,7 @@ fn phase_run(
         histogram: recorder.histogram,
         series: recorder.series,
         open_loop: None,
+        retries: 0,
     }
 }
 

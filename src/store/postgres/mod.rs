@@ -4,9 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
+use tokio::sync::watch;
 use tokio_postgres::types::Json;
 use tokio_postgres::{Client, NoTls, Statement};
 
@@ -57,6 +59,27 @@ pub struct PostgresStore {
     data_dir: Option<std::path::PathBuf>,
     /// The driver's connection task, on the event loop the connection was opened on.
     connection: tokio::task::JoinHandle<()>,
+    /// Why the connection ended, when the server ended it (`FATAL: terminating connection
+    /// due to administrator command`): the driver gives the request only "connection
+    /// closed", and its connection task the server's message.
+    ended: watch::Receiver<Option<String>>,
+}
+
+/// A driver error, with the server's reason when the server ended the connection (waiting
+/// a moment for the connection task to hear it).
+async fn lost(ended: &watch::Receiver<Option<String>>, e: tokio_postgres::Error) -> anyhow::Error {
+    if !e.is_closed() {
+        return e.into();
+    }
+    let mut ended = ended.clone();
+    let why = tokio::time::timeout(Duration::from_millis(500), ended.wait_for(Option::is_some));
+    match why.await {
+        Ok(Ok(why)) => {
+            let why = why.clone().unwrap_or_default();
+            anyhow::Error::new(e).context(format!("the server ended the connection: {why}"))
+        }
+        _ => e.into(),
+    }
 }
 
 impl PostgresStore {
@@ -104,9 +127,11 @@ impl Adapter for PostgresStore {
         let mut config = tokio_postgres::Config::from_str(url.expose())?;
         config.connect_timeout(spec.connect_timeout);
         let (client, connection) = config.connect(NoTls).await?;
+        let (why, ended) = watch::channel(None);
         let connection = tokio::spawn(async move {
             if let Err(e) = connection.await {
-                eprintln!("warning: postgres connection ended: {e}");
+                // The next request fails with "connection closed"; this says why.
+                let _ = why.send(Some(format!("{e:#}")));
             }
         });
         // Set per session, so it holds for a --url server too; SHOW reads it back.
@@ -125,6 +150,7 @@ impl Adapter for PostgresStore {
             ycsb: None,
             data_dir: spec.data_dir.clone(),
             connection,
+            ended,
         })
     }
 }
@@ -197,22 +223,28 @@ impl Store for PostgresStore {
             self.prepare().await?;
         }
         let prepared = self.prepared.as_ref().expect("prepared above");
-        let tx = self.client.transaction().await?;
-        tx.execute(
-            &prepared.insert,
-            &[
-                &r.id,
-                &r.unique_id,
-                &r.created_by,
-                &r.updated_by,
-                &r.deleted_by,
-                &r.created_at,
-                &Json(&r.data),
-            ],
-        )
-        .await?;
-        tx.commit().await?;
-        Ok(())
+        let client = &mut self.client;
+        let written = async {
+            let tx = client.transaction().await?;
+            tx.execute(
+                &prepared.insert,
+                &[
+                    &r.id,
+                    &r.unique_id,
+                    &r.created_by,
+                    &r.updated_by,
+                    &r.deleted_by,
+                    &r.created_at,
+                    &Json(&r.data),
+                ],
+            )
+            .await?;
+            tx.commit().await
+        };
+        match written.await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(lost(&self.ended, e).await),
+        }
     }
 
     async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
@@ -220,7 +252,11 @@ impl Store for PostgresStore {
             self.prepare().await?;
         }
         let find = &self.prepared.as_ref().expect("prepared above").find;
-        let Some(row) = self.client.query_opt(find, &[&unique_id]).await? else {
+        let row = match self.client.query_opt(find, &[&unique_id]).await {
+            Ok(row) => row,
+            Err(e) => return Err(lost(&self.ended, e).await),
+        };
+        let Some(row) = row else {
             return Ok(None);
         };
         let Json(data): Json<Data> = row.try_get(6)?;

@@ -16,7 +16,7 @@ use crate::workload::record::{self, Record, Size};
 
 mod phases;
 
-use phases::{Measured, insert_phase, search_phase_closed, search_phase_tasks};
+use phases::{Measured, Retry, insert_phase, search_phase_closed, search_phase_tasks};
 
 /// Operations between two progress updates.
 const PROGRESS_EVERY: usize = 512;
@@ -35,6 +35,8 @@ pub struct ClassicPlan {
     pub concurrency: Vec<u32>,
     /// Open-loop search rate (operations per second), or closed loop.
     pub rate: Option<f64>,
+    /// Times an operation that failed may be made again on a new connection.
+    pub retries: u32,
 }
 
 impl ClassicPlan {
@@ -48,6 +50,7 @@ impl ClassicPlan {
             runs: 1,
             concurrency: vec![1],
             rate: None,
+            retries: 0,
         }
     }
 }
@@ -189,7 +192,11 @@ async fn run_once<C: Connect + Send + 'static>(
     }
 
     for work in &workload.sizes {
-        let run = insert_phase(main, work, observer).await;
+        let retry = Retry {
+            connector: clients.connector(),
+            retries: workload.plan.retries,
+        };
+        let run = insert_phase(main, retry, work, observer).await;
         finish_phase(run, (before, runs), result, observer)?;
     }
 
@@ -211,10 +218,14 @@ async fn run_once<C: Connect + Send + 'static>(
         }
         for work in &workload.sizes {
             let run = if concurrency == 1 && workload.plan.rate.is_none() {
-                search_phase_closed(&mut connections[0], work, observer).await
+                let retry = Retry {
+                    connector: clients.connector(),
+                    retries: workload.plan.retries,
+                };
+                search_phase_closed(&mut connections[0], retry, work, observer).await
             } else {
-                let rate = workload.plan.rate;
-                search_phase_tasks(clients, connections, concurrency, work, rate, observer).await?
+                let how = (workload.plan.rate, workload.plan.retries);
+                search_phase_tasks(clients, connections, concurrency, work, how, observer).await?
             };
             finish_phase(run, (before, runs), result, observer)?;
         }
@@ -234,12 +245,15 @@ fn finish_phase(
     observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
     let label = format!("{} {}", run.kind.label(), run.size.name);
     let errors: u64 = run.errors.values().sum();
+    let reached = run.ops;
     let stopped = run.incomplete;
     runs.push(run);
     result.phases = measure::aggregate_by_phase(&[before, runs.as_slice()].concat());
     observer.phases_recorded(result);
     if let Some(first) = first_error {
-        return Err(anyhow!("{label}: {errors} error(s); first: {first}"));
+        return Err(anyhow!(
+            "{label}: failed after {reached} operations ({errors} error(s)); first: {first}"
+        ));
     }
     if stopped {
         bail!("{label}: interrupted");

@@ -25,14 +25,51 @@ pub(super) struct Measured {
     pub(super) first_error: Option<String>,
 }
 
-pub(super) async fn insert_phase<S: Store>(
-    store: &mut S,
+/// Evaluates `$op` with `$s` bound to the connection `$store` (a `&mut` binding); after an
+/// error, up to `$retries` times, a new connection from `$connector` replaces it and `$op`
+/// runs again. Gives the last outcome and the retries made (each one counted, whatever its
+/// outcome). A macro, not a function taking an async closure: the spawned search tasks must
+/// be `Send`, which a generic async closure over a borrowed connection cannot yet promise.
+macro_rules! with_retries {
+    ($connector:expr, $store:ident, $retries:expr, |$s:ident| $op:expr) => {{
+        let mut outcome = {
+            let $s = &mut *$store;
+            $op
+        };
+        let mut made: u64 = 0;
+        while outcome.is_err() && made < u64::from($retries) {
+            made += 1;
+            outcome = match $connector.connect().await {
+                Ok(fresh) => {
+                    // The old connection is broken: dropped, not closed politely.
+                    *$store = fresh;
+                    let $s = &mut *$store;
+                    $op
+                }
+                Err(e) => Err(e.context("opening a new connection to retry on")),
+            };
+        }
+        (outcome, made)
+    }};
+}
+
+/// How the phases of a run reconnect: the connector and `--retries`.
+#[derive(Clone, Copy)]
+pub(super) struct Retry<'a, C> {
+    pub(super) connector: &'a C,
+    pub(super) retries: u32,
+}
+
+pub(super) async fn insert_phase<C: Connect>(
+    store: &mut C::Store,
+    retry: Retry<'_, C>,
     work: &SizeWork,
     observer: &mut dyn Observer,
 ) -> Measured {
     observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
     let mut errors = Errors::default();
     let mut stopped = false;
+    let mut retries = 0;
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
     for (i, r) in work.records.iter().enumerate() {
@@ -41,8 +78,10 @@ pub(super) async fn insert_phase<S: Store>(
             break;
         }
         let t = Instant::now();
-        let outcome = store.insert(r).await;
+        let (outcome, made) =
+            with_retries!(retry.connector, store, retry.retries, |s| s.insert(r).await);
         recorder.record(t, Instant::now());
+        retries += made;
         if let Err(e) = outcome {
             recorder.failed();
             let message = || format!("inserting {}: {e:#}", r.unique_id);
@@ -58,7 +97,7 @@ pub(super) async fn insert_phase<S: Store>(
     one_connection_run(
         PhaseKind::Insert,
         &work.size,
-        errors,
+        (errors, retries),
         stopped,
         meter,
         recorder,
@@ -83,14 +122,16 @@ fn check(expected: &Record, outcome: Result<Option<Record>>) -> Option<(&'static
 }
 
 /// The blog's search phase: one connection, one search after another.
-pub(super) async fn search_phase_closed<S: Store>(
-    store: &mut S,
+pub(super) async fn search_phase_closed<C: Connect>(
+    store: &mut C::Store,
+    retry: Retry<'_, C>,
     work: &SizeWork,
     observer: &mut dyn Observer,
 ) -> Measured {
     observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
     let mut errors = Errors::default();
     let mut stopped = false;
+    let mut retries = 0;
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
     for (i, &index) in work.order.iter().enumerate() {
@@ -100,8 +141,11 @@ pub(super) async fn search_phase_closed<S: Store>(
         }
         let expected = &work.records[index as usize];
         let t = Instant::now();
-        let outcome = store.find(&expected.unique_id).await;
+        let id = &expected.unique_id;
+        let (outcome, made) =
+            with_retries!(retry.connector, store, retry.retries, |s| s.find(id).await);
         recorder.record(t, Instant::now());
+        retries += made;
         if let Some((kind, message)) = check(expected, outcome) {
             recorder.failed();
             if errors.count(kind, || message) {
@@ -116,7 +160,7 @@ pub(super) async fn search_phase_closed<S: Store>(
     one_connection_run(
         PhaseKind::Search,
         &work.size,
-        errors,
+        (errors, retries),
         stopped,
         meter,
         recorder,
@@ -127,7 +171,7 @@ pub(super) async fn search_phase_closed<S: Store>(
 fn one_connection_run(
     kind: PhaseKind,
     size: &Size,
-    errors: Errors,
+    (errors, retries): (Errors, u64),
     stopped: bool,
     meter: Meter,
     recorder: Recorder,
@@ -145,6 +189,7 @@ fn one_connection_run(
             histogram: recorder.histogram,
             series: recorder.series,
             open_loop: None,
+            retries,
         },
         first_error: errors.first,
     }
@@ -155,23 +200,25 @@ struct TaskResult<S> {
     store: S,
     recorder: Recorder,
     errors: Errors,
+    retries: u64,
     stopped: bool,
     pacer: Option<Pacer>,
 }
 
 /// One task of a concurrent or open-loop search phase: searches `task`, `task + tasks`, ...
-async fn search_task<S: Store>(
-    mut store: S,
+async fn search_task<C: Connect>(
+    mut store: C::Store,
+    (connector, retries_allowed): (Arc<C>, u32),
     records: Arc<Vec<Record>>,
     order: Arc<Vec<u32>>,
-    task: usize,
-    tasks: usize,
+    (task, tasks): (usize, usize),
     mut pacer: Option<Pacer>,
     started: std::time::Instant,
-) -> TaskResult<S> {
+) -> TaskResult<C::Store> {
     let mut recorder = Recorder::new(started);
     let mut errors = Errors::default();
     let mut stopped = false;
+    let mut retries = 0;
     for i in (task..order.len()).step_by(tasks) {
         if interrupt::requested() {
             stopped = true;
@@ -183,9 +230,12 @@ async fn search_task<S: Store>(
             None => None,
         };
         let start = tokio::time::Instant::now();
-        let outcome = store.find(&expected.unique_id).await;
+        let id = &expected.unique_id;
+        let conn = &mut store;
+        let (outcome, made) = with_retries!(connector, conn, retries_allowed, |s| s.find(id).await);
         let end = tokio::time::Instant::now();
         recorder.record(start.into_std(), end.into_std());
+        retries += made;
         if let (Some(p), Some(intended)) = (pacer.as_mut(), intended) {
             p.finished(intended, start, end);
         }
@@ -201,6 +251,7 @@ async fn search_task<S: Store>(
         store,
         recorder,
         errors,
+        retries,
         stopped,
         pacer,
     }
@@ -213,7 +264,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
     connections: &mut Vec<C::Store>,
     concurrency: usize,
     work: &SizeWork,
-    rate: Option<f64>,
+    (rate, retries_allowed): (Option<f64>, u32),
     observer: &mut dyn Observer,
 ) -> Result<Measured> {
     observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
@@ -229,10 +280,10 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
                 task,
                 search_task(
                     store,
+                    (clients.shared_connector(), retries_allowed),
                     Arc::clone(&work.records),
                     Arc::clone(&work.order),
-                    task,
-                    concurrency,
+                    (task, concurrency),
                     pacer,
                     meter.started(),
                 ),
@@ -244,6 +295,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;
     let mut stopped = false;
+    let mut retries = 0;
     let mut open_loop: Option<OpenLoopRun> = None;
     let mut returned = Vec::with_capacity(concurrency);
     let mut panicked = None;
@@ -258,6 +310,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
                     first_error = t.errors.first;
                 }
                 stopped |= t.stopped;
+                retries += t.retries;
                 if let Some(p) = t.pacer {
                     p.add_to(&mut open_loop);
                 }
@@ -288,6 +341,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
             histogram: recorder.histogram,
             series: recorder.series,
             open_loop,
+            retries,
         },
         first_error,
     })

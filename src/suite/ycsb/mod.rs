@@ -396,6 +396,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             // The series is the whole run's (below).
             series: Series::new(started),
             open_loop: None,
+            retries: 0,
         });
     }
     let total = PhaseRun {
@@ -412,6 +413,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         histogram: all.histogram,
         series: all.series,
         open_loop,
+        retries: 0,
     };
     match runs.as_mut_slice() {
         // One operation type (a load, workload C): it is the whole run, with its errors.
@@ -423,12 +425,13 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         _ => runs.push(total),
     }
     let errors_total: u64 = errors.values().sum();
+    let reached = runs.last().map_or(0, |r| r.ops);
     for run in &runs {
         observer.phase_finished(&measure::aggregate(std::slice::from_ref(run)));
     }
     let failure = match (first_error, stopped) {
         (Some(first), _) => Some(anyhow::anyhow!(
-            "{name}: {errors_total} error(s); first: {first}"
+            "{name}: failed after {reached} operations ({errors_total} error(s)); first: {first}"
         )),
         (None, true) => Some(anyhow::anyhow!("{name}: interrupted")),
         (None, false) => None,
