@@ -117,9 +117,18 @@ pub fn resolve_urls(
         }
     }
     for entry in &args.urls {
-        let (name, raw) = entry.split_once('=').ok_or_else(|| {
-            UsageError::new(format!("--url: expected STORE=URL (for example postgres=postgres://user@host/db), got '{}'", mask_userinfo(entry)))
-        })?;
+        let expected = || {
+            UsageError::new(format!(
+                "--url: expected STORE=URL (for example postgres=postgres://user@host/db), got '{}'",
+                mask_userinfo(entry)
+            ))
+        };
+        let (name, raw) = entry.split_once('=').ok_or_else(expected)?;
+        // A URL given without its store (`--url postgres://u:pw@h/db?sslmode=x`): its first
+        // '=' is in the query, and the "name" holds the password.
+        if name.contains("://") {
+            return Err(expected());
+        }
         let kind = crate::cli::parse_store(name)
             .ok()
             .and_then(|s| match s {
@@ -214,6 +223,21 @@ impl RunPlan {
             (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
         };
         let workloads = ycsb_workloads(args)?;
+        let runs = u32::try_from(args.runs.get())
+            .map_err(|_| UsageError::new(format!("--runs: at most {} runs", u32::MAX)))?;
+        for size in &args.sizes {
+            if size
+                .records
+                .checked_mul(args.searches_per_insert.get())
+                .is_none_or(|n| n > u64::from(u32::MAX) * 16)
+            {
+                return Err(UsageError::new(format!(
+                    "--searches-per-insert: {} searches for each of {}'s {} records is more \
+                     than a run can make",
+                    args.searches_per_insert, size.name, size.records
+                )));
+            }
+        }
         if args.retries > 0 && args.suite != Suite::Classic {
             return Err(UsageError::new(format!(
                 "--retries: the classic suite retries on a new connection; the {} suite \
@@ -229,7 +253,7 @@ impl RunPlan {
                 searches_per_insert: args.searches_per_insert.get(),
                 seed: args.seed,
                 warmup_runs: args.warmup_runs,
-                runs: args.runs.get() as u32,
+                runs,
                 concurrency: dedup_levels(&args.concurrency),
                 rate: args.rate.map(|r| r.get() as f64),
                 retries: args.retries,
@@ -237,19 +261,19 @@ impl RunPlan {
             driver: DriverPlan {
                 scale: args.scale,
                 warmup_runs: args.warmup_runs,
-                runs: args.runs.get() as u32,
+                runs,
             },
             pool: PoolPlan {
                 seed: args.seed,
                 warmup_runs: args.warmup_runs,
-                runs: args.runs.get() as u32,
+                runs,
                 concurrency: dedup_levels(&args.concurrency),
             },
             ycsb: YcsbPlan {
                 workloads,
                 seed: args.seed,
                 warmup_runs: args.warmup_runs,
-                runs: args.runs.get() as u32,
+                runs,
                 concurrency: dedup_levels(&args.concurrency),
                 rate: args.rate.map(|r| r.get() as f64),
             },

@@ -110,6 +110,7 @@ pub async fn run_plan(
         plan: plan.summary(),
         machine: Machine::detect(),
         floor: None,
+        client_peak_rss_bytes: None,
         stores: Vec::new(),
     };
     if plan.floor {
@@ -168,6 +169,7 @@ pub async fn run_plan(
         observer.store_finished(&result);
         report.stores.push(result);
         report.finished_at = now();
+        report.client_peak_rss_bytes = crate::measure::peak_rss_bytes();
         if let Some(Err(e)) = out.map(|o| o.write(&report)) {
             eprintln!("warning: could not write the partial results: {e:#}");
         }
@@ -178,6 +180,7 @@ pub async fn run_plan(
         RunStatus::Complete
     };
     report.finished_at = now();
+    report.client_peak_rss_bytes = crate::measure::peak_rss_bytes();
     if let Some(out) = out {
         out.write(&report)?;
     }

@@ -196,6 +196,7 @@ fn fixture() -> Report {
             },
             fsync_dir: "/tmp".into(),
         }),
+        client_peak_rss_bytes: Some(31 << 20),
         stores: vec![ok, failed, skipped],
     }
 }

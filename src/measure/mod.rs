@@ -40,6 +40,21 @@ pub fn process_cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
+/// This process's peak resident memory so far, in bytes (`VmHWM` of /proc/self/status:
+/// unlike `getrusage`'s children figure, never a child server's).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// A latency histogram in nanoseconds, 3 significant digits, up to one hour.
 pub fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
@@ -328,6 +343,27 @@ pub fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_peak_rss_is_read_and_grows_with_a_touched_allocation() {
+        // The peak may be above the current RSS already: compare with the current one.
+        let rss = || {
+            let status = std::fs::read_to_string("/proc/self/status").unwrap();
+            let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+                * 1024
+        };
+        let before = rss();
+        assert!(peak_rss_bytes().expect("VmHWM on Linux") >= before);
+        let block = vec![1u8; 64 << 20];
+        std::hint::black_box(&block);
+        let after = peak_rss_bytes().unwrap();
+        assert!(after >= before + (32 << 20), "{before} -> {after}");
+    }
 
     #[test]
     fn percentiles_follow_the_recorded_latencies() {

@@ -1891,6 +1891,7 @@ mod tests {
             },
             machine: machine(),
             floor: None,
+            client_peak_rss_bytes: None,
             stores,
         }
     }

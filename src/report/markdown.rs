@@ -260,8 +260,15 @@ pub fn run_facts(report: &Report) -> Vec<String> {
         facts.push(line);
     }
     facts.push(format!(
-        "started {}, finished {}",
-        report.started_at, report.finished_at
+        "started {}, finished {}{}",
+        report.started_at,
+        report.finished_at,
+        report
+            .client_peak_rss_bytes
+            .map_or_else(String::new, |b| format!(
+                "; dbcompare's own peak memory (RSS) {}",
+                human_size(b)
+            ))
     ));
     facts.push(format!(
         "machine: {}, {} cores, {} memory, {}, kernel {} ({})",

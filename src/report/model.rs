@@ -59,6 +59,10 @@ pub struct Report {
     /// What the machine allows, measured before the stores (absent with `--no-floor`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor: Option<Floor>,
+    /// dbcompare's own peak resident memory over the run, in bytes (Linux's VmHWM; the
+    /// servers' memory is not in it). Absent where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_peak_rss_bytes: Option<u64>,
     /// One entry per requested store, in run order.
     pub stores: Vec<StoreResult>,
 }

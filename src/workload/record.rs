@@ -162,43 +162,156 @@ fn stream(seed: u64, size: &Size, purpose: u64) -> ChaCha8Rng {
     rng
 }
 
+impl Record {
+    /// An empty record to [`Records::fill`].
+    pub fn blank() -> Record {
+        Record {
+            id: 0,
+            unique_id: String::new(),
+            created_by: 0,
+            updated_by: 0,
+            deleted_by: 0,
+            created_at: DateTime::UNIX_EPOCH,
+            data: Data {
+                name: String::new(),
+                age: 0,
+            },
+        }
+    }
+}
+
+/// Draws the record `i` (1-based) of `size` from `rng` into `r`, reusing its strings.
+fn draw(rng: &mut ChaCha8Rng, size: &Size, i: u64, id: i64, r: &mut Record) {
+    use std::fmt::Write;
+    r.data.name.clear();
+    for _ in 0..NAME_LEN {
+        r.data
+            .name
+            .push(char::from(ALPHANUMERIC[below(rng, 62) as usize]));
+    }
+    r.data.age = below(rng, AGE_RANGE) as i64;
+    r.created_by = 1 + below(rng, 1_000) as i64;
+    r.updated_by = 1 + below(rng, 1_000) as i64;
+    r.deleted_by = below(rng, 1_000) as i64;
+    let offset_ms = below(rng, 86_400_000) as i64;
+    r.id = id;
+    r.created_at = Utc
+        .timestamp_millis_opt(EPOCH_SECONDS * 1000 + id * 1000 + offset_ms)
+        .single()
+        .expect("generated timestamps are in range");
+    r.unique_id.clear();
+    let _ = write!(r.unique_id, "{}-{i}", size.name);
+}
+
+/// The records of one size, in insertion order, made again from the seed whenever one is
+/// needed (to insert it, or to check an answer) instead of kept: only where each record's
+/// draws start in the generator's stream is kept, 8 bytes a record instead of the record,
+/// so the client's memory hardly grows with the number of records. The records are the
+/// ones [`generate`] gives.
+#[derive(Debug, Clone)]
+pub struct Records {
+    seed: u64,
+    size: Size,
+    first_id: i64,
+    /// The generator's word position at each record's first draw.
+    starts: Vec<u64>,
+}
+
+impl Records {
+    /// One pass over the stream, to find where each record starts. `first_id` is the `id`
+    /// of the first record.
+    pub fn new(seed: u64, size: &Size, first_id: i64) -> Self {
+        let mut rng = stream(seed, size, 0);
+        let mut scratch = Record::blank();
+        let starts = (1..=size.records)
+            .map(|i| {
+                let start = rng.get_word_pos() as u64;
+                draw(&mut rng, size, i, first_id, &mut scratch);
+                start
+            })
+            .collect();
+        Records {
+            seed,
+            size: size.clone(),
+            first_id,
+            starts,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// Makes record `index` (0-based) into `r`, reusing its strings: no allocation once `r`
+    /// has held a record.
+    pub fn fill(&self, index: usize, r: &mut Record) {
+        let mut rng = stream(self.seed, &self.size, 0);
+        rng.set_word_pos(u128::from(self.starts[index]));
+        let i = index as u64 + 1;
+        draw(&mut rng, &self.size, i, self.first_id + index as i64, r);
+    }
+
+    /// Record `index` (0-based).
+    pub fn get(&self, index: usize) -> Record {
+        let mut r = Record::blank();
+        self.fill(index, &mut r);
+        r
+    }
+}
+
 /// The records of one size, in insertion order. `first_id` is the `id` of the first one.
 pub fn generate(seed: u64, size: &Size, first_id: i64) -> Vec<Record> {
     let mut rng = stream(seed, size, 0);
     (1..=size.records)
         .map(|i| {
-            let name: String = (0..NAME_LEN)
-                .map(|_| char::from(ALPHANUMERIC[below(&mut rng, 62) as usize]))
-                .collect();
-            let age = below(&mut rng, AGE_RANGE) as i64;
-            let created_by = 1 + below(&mut rng, 1_000) as i64;
-            let updated_by = 1 + below(&mut rng, 1_000) as i64;
-            let deleted_by = below(&mut rng, 1_000) as i64;
-            let offset_ms = below(&mut rng, 86_400_000) as i64;
-            let id = first_id + (i as i64 - 1);
-            let created_at = Utc
-                .timestamp_millis_opt(EPOCH_SECONDS * 1000 + id * 1000 + offset_ms)
-                .single()
-                .expect("generated timestamps are in range");
-            Record {
-                id,
-                unique_id: size.unique_id(i),
-                created_by,
-                updated_by,
-                deleted_by,
-                created_at,
-                data: Data { name, age },
-            }
+            let mut r = Record::blank();
+            draw(&mut rng, size, i, first_id + (i as i64 - 1), &mut r);
+            r
         })
         .collect()
 }
 
+/// The search order of one size: `count` uniform random indexes into its records
+/// (0-based), drawn as they are needed.
+#[derive(Debug, Clone)]
+pub struct SearchOrder {
+    seed: u64,
+    size: Size,
+    count: u64,
+}
+
+impl SearchOrder {
+    pub fn new(seed: u64, size: &Size, count: u64) -> Self {
+        SearchOrder {
+            seed,
+            size: size.clone(),
+            count,
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The indexes, in order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + use<> {
+        let mut rng = stream(self.seed, &self.size, 0x5ea4_c4e5);
+        let records = self.size.records;
+        (0..self.count).map(move |_| below(&mut rng, records) as u32)
+    }
+}
+
 /// The search order of one size: `count` uniform random indexes into its records (0-based).
 pub fn search_order(seed: u64, size: &Size, count: u64) -> Vec<u32> {
-    let mut rng = stream(seed, size, 0x5ea4_c4e5);
-    (0..count)
-        .map(|_| below(&mut rng, size.records) as u32)
-        .collect()
+    SearchOrder::new(seed, size, count).iter().collect()
 }
 
 #[cfg(test)]
@@ -214,6 +327,24 @@ mod tests {
     fn same_seed_same_records_and_searches() {
         assert_eq!(generate(7, &tiny(), 1), generate(7, &tiny(), 1));
         assert_eq!(search_order(7, &tiny(), 500), search_order(7, &tiny(), 500));
+    }
+
+    /// A record made again from its place in the stream is the record the one pass made,
+    /// for every record, whatever order they are asked for in.
+    #[test]
+    fn records_made_again_are_the_generated_ones() {
+        let size = tiny();
+        let all = generate(9, &size, 41);
+        let records = Records::new(9, &size, 41);
+        assert_eq!(records.len(), all.len());
+        let mut r = Record::blank();
+        for index in search_order(9, &size, 3_000) {
+            records.fill(index as usize, &mut r);
+            assert_eq!(r, all[index as usize]);
+        }
+        for (index, expected) in all.iter().enumerate() {
+            assert_eq!(&records.get(index), expected);
+        }
     }
 
     #[test]

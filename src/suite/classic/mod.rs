@@ -12,7 +12,7 @@ use super::clients::{Clients, Connect};
 use crate::measure::{self, PhaseRun};
 use crate::report::model::StoreResult;
 use crate::store::{DiskUsage, Store};
-use crate::workload::record::{self, Record, Size};
+use crate::workload::record::{Records, SearchOrder, Size};
 
 mod phases;
 
@@ -55,14 +55,15 @@ impl ClassicPlan {
     }
 }
 
-/// One size's records and search order, shared with the search tasks.
+/// One size's records and search order, shared with the search tasks; each record is made
+/// again from the seed when it is needed, so memory does not grow with the run.
 struct SizeWork {
     size: Size,
-    records: Arc<Vec<Record>>,
-    order: Arc<Vec<u32>>,
+    records: Arc<Records>,
+    order: Arc<SearchOrder>,
 }
 
-/// The records and search orders of a plan, generated before anything is timed.
+/// The records and search orders of a plan.
 pub struct Workload {
     plan: ClassicPlan,
     sizes: Vec<SizeWork>,
@@ -75,10 +76,10 @@ impl Workload {
             .sizes
             .iter()
             .map(|size| {
-                let records = record::generate(plan.seed, size, next_id);
+                let records = Records::new(plan.seed, size, next_id);
                 next_id += records.len() as i64;
                 let order =
-                    record::search_order(plan.seed, size, size.records * plan.searches_per_insert);
+                    SearchOrder::new(plan.seed, size, size.records * plan.searches_per_insert);
                 SizeWork {
                     size: size.clone(),
                     records: Arc::new(records),

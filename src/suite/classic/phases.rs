@@ -17,7 +17,7 @@ use crate::suite::Observer;
 use crate::suite::clients::{Clients, Connect};
 use crate::suite::open_loop::Pacer;
 use crate::suite::watchdog::AbortOnDrop;
-use crate::workload::record::{Record, Size};
+use crate::workload::record::{Record, Records, SearchOrder, Size};
 
 /// The outcome of a phase run, before it is checked.
 pub(super) struct Measured {
@@ -67,16 +67,19 @@ pub(super) async fn insert_phase<C: Connect>(
     observer: &mut dyn Observer,
 ) -> Measured {
     observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
+    let mut r = Record::blank();
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
-    for (i, r) in work.records.iter().enumerate() {
+    for i in 0..work.records.len() {
         if interrupt::requested() {
             stopped = true;
             break;
         }
+        work.records.fill(i, &mut r);
+        let r = &r;
         let t = Instant::now();
         let (outcome, made) =
             with_retries!(retry.connector, store, retry.retries, |s| s.insert(r).await);
@@ -128,18 +131,20 @@ pub(super) async fn search_phase_closed<C: Connect>(
     work: &SizeWork,
     observer: &mut dyn Observer,
 ) -> Measured {
-    observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
+    observer.phase_started(PhaseKind::Search, &work.size, work.order.len());
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
+    let mut expected = Record::blank();
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
-    for (i, &index) in work.order.iter().enumerate() {
+    for (i, index) in work.order.iter().enumerate() {
         if interrupt::requested() {
             stopped = true;
             break;
         }
-        let expected = &work.records[index as usize];
+        work.records.fill(index as usize, &mut expected);
+        let expected = &expected;
         let t = Instant::now();
         let id = &expected.unique_id;
         let (outcome, made) =
@@ -209,8 +214,8 @@ struct TaskResult<S> {
 async fn search_task<C: Connect>(
     mut store: C::Store,
     (connector, retries_allowed): (Arc<C>, u32),
-    records: Arc<Vec<Record>>,
-    order: Arc<Vec<u32>>,
+    records: Arc<Records>,
+    order: Arc<SearchOrder>,
     (task, tasks): (usize, usize),
     mut pacer: Option<Pacer>,
     started: std::time::Instant,
@@ -219,12 +224,14 @@ async fn search_task<C: Connect>(
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
-    for i in (task..order.len()).step_by(tasks) {
+    let mut expected = Record::blank();
+    for (i, index) in order.iter().enumerate().skip(task).step_by(tasks) {
         if interrupt::requested() {
             stopped = true;
             break;
         }
-        let expected = &records[order[i] as usize];
+        records.fill(index as usize, &mut expected);
+        let expected = &expected;
         let intended = match &pacer {
             Some(p) => Some(p.wait_turn(i as u64).await),
             None => None,
@@ -267,7 +274,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
     (rate, retries_allowed): (Option<f64>, u32),
     observer: &mut dyn Observer,
 ) -> Result<Measured> {
-    observer.phase_started(PhaseKind::Search, &work.size, work.order.len() as u64);
+    observer.phase_started(PhaseKind::Search, &work.size, work.order.len());
     let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
     let meter = Meter::start();
     let start = tokio::time::Instant::now();

@@ -161,7 +161,17 @@ impl Workload {
                 self.min_scan_length, self.max_scan_length
             ));
         }
-        if self.insert_start + self.key_count() > self.record_count {
+        if self.key_count() == 0 {
+            return Err(format!(
+                "insertstart {} leaves no record of recordcount {} to operate on",
+                self.insert_start, self.record_count
+            ));
+        }
+        if self
+            .insert_start
+            .checked_add(self.key_count())
+            .is_none_or(|end| end > self.record_count)
+        {
             return Err(format!(
                 "insertstart {} + insertcount {} is above recordcount {}",
                 self.insert_start,
