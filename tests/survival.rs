@@ -299,3 +299,37 @@ fn a_data_dir_that_does_not_exist_is_a_usage_error() {
         "{stderr}"
     );
 }
+
+/// A kill during a warm-up run: the warm-up's phases are not measured ones, so none shows.
+#[test]
+fn a_kill_9_during_the_warm_up_leaves_no_warm_up_figures() {
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "--verbose",
+        "--store",
+        "sqlite",
+        "--sizes",
+        "micro,30000",
+        "--searches-per-insert",
+        "2",
+        "--warmup-runs",
+        "1",
+        "--runs",
+        "1",
+        "--no-floor",
+    ];
+    let (mut child, _lines) = common::spawn_until(
+        args.iter()
+            .map(std::ffi::OsStr::new)
+            .chain(["--out".as_ref(), out.path().as_os_str()]),
+        "INSERT micro",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    if let Some(report) = read_report(out.path()) {
+        let phases: Vec<_> = report.stores.iter().flat_map(phases).collect();
+        assert!(phases.is_empty(), "warm-up figures shown: {phases:?}");
+    }
+}

@@ -146,7 +146,11 @@ pub async fn run<C: Connect + Send + 'static>(
             workload,
             result,
             observer,
-            (&measured, &mut this_run),
+            Runs {
+                before: &measured,
+                this: &mut this_run,
+                counted: matches!(label, RunLabel::Measured { .. }),
+            },
             rep == 0,
         )
         .await;
@@ -167,19 +171,27 @@ pub async fn run<C: Connect + Send + 'static>(
 /// warm-up or not: it is the one that starts from an empty store (later runs can find an
 /// append-only file or a WAL that remembers the runs before them).
 ///
+/// The phase runs a run of the suite adds to: the measured runs' before it, and its own.
+struct Runs<'a> {
+    before: &'a [PhaseRun],
+    this: &'a mut Vec<PhaseRun>,
+    /// A measured run (not a warm-up): its phases count in the figures.
+    counted: bool,
+}
+
 /// `runs` holds the measured runs before this one and receives this one's phases. Each
-/// phase is in `result` as soon as it ends, with the runs before it: a run abandoned in the
-/// middle (a stalled store, see `watchdog`) keeps every phase it finished.
+/// phase of a measured run is in `result` as soon as it ends, with the runs before it: a
+/// run abandoned in the middle (a stalled store, see `watchdog`, or dbcompare killed) keeps
+/// every phase it finished. A warm-up run's phases never show as measured ones.
 async fn run_once<C: Connect + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     workload: &Workload,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
-    runs: (&[PhaseRun], &mut Vec<PhaseRun>),
+    mut runs: Runs<'_>,
     first_run: bool,
 ) -> Result<()> {
-    let (before, runs) = runs;
     let main = &mut connections[0];
     main.reset().await?;
     let info = main.describe().await?;
@@ -198,7 +210,7 @@ async fn run_once<C: Connect + Send + 'static>(
             retries: workload.plan.retries,
         };
         let run = insert_phase(main, retry, work, observer).await;
-        finish_phase(run, (before, runs), result, observer)?;
+        finish_phase(run, &mut runs, result, observer)?;
     }
 
     let main = &mut connections[0];
@@ -228,7 +240,7 @@ async fn run_once<C: Connect + Send + 'static>(
                 let how = (workload.plan.rate, workload.plan.retries);
                 search_phase_tasks(clients, connections, concurrency, work, how, observer).await?
             };
-            finish_phase(run, (before, runs), result, observer)?;
+            finish_phase(run, &mut runs, result, observer)?;
         }
     }
     Ok(())
@@ -238,7 +250,7 @@ async fn run_once<C: Connect + Send + 'static>(
 /// the run is abandoned later), and fails on its first wrong answer or an interruption.
 fn finish_phase(
     measured: Measured,
-    (before, runs): (&[PhaseRun], &mut Vec<PhaseRun>),
+    runs: &mut Runs<'_>,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
@@ -248,9 +260,11 @@ fn finish_phase(
     let errors: u64 = run.errors.values().sum();
     let reached = run.ops;
     let stopped = run.incomplete;
-    runs.push(run);
-    result.phases = measure::aggregate_by_phase(&[before, runs.as_slice()].concat());
-    observer.phases_recorded(result);
+    runs.this.push(run);
+    if runs.counted {
+        result.phases = measure::aggregate_by_phase(&[runs.before, runs.this.as_slice()].concat());
+        observer.phases_recorded(result);
+    }
     if let Some(first) = first_error {
         return Err(anyhow!(
             "{label}: failed after {reached} operations ({errors} error(s)); first: {first}"
