@@ -100,9 +100,16 @@ fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // This run's server: its directory's marker names this dbcompare (other tests of this
+    // file start Redis servers at the same time).
+    let owner = format!("owner_pid={}\n", child.id());
     let server_dir = common::dirs_of("redis")
         .into_iter()
-        .find(|d| !before.contains(d) && !common::processes_in(d).is_empty())
+        .find(|d| {
+            !before.contains(d)
+                && std::fs::read_to_string(d.join(dbcompare::server::leftovers::MARKER))
+                    .is_ok_and(|m| m.contains(&owner))
+        })
         .expect("the running server's directory");
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
@@ -332,4 +339,19 @@ fn a_kill_9_during_the_warm_up_leaves_no_warm_up_figures() {
         let phases: Vec<_> = report.stores.iter().flat_map(phases).collect();
         assert!(phases.is_empty(), "warm-up figures shown: {phases:?}");
     }
+    // The SQLite file's directory it left is cleaned like a server's.
+    let owner = format!("owner_pid={}\n", child.id());
+    let left = || {
+        common::dirs_of("sqlite").into_iter().find(|d| {
+            std::fs::read_to_string(d.join(dbcompare::server::leftovers::MARKER))
+                .is_ok_and(|m| m.contains(&owner))
+        })
+    };
+    let dir = left().expect("the killed run's SQLite directory");
+    dbcompare().arg("clean").assert().success();
+    assert!(
+        !dir.exists() && left().is_none(),
+        "{} survived",
+        dir.display()
+    );
 }
