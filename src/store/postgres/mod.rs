@@ -131,7 +131,7 @@ impl Adapter for PostgresStore {
         let connection = tokio::spawn(async move {
             if let Err(e) = connection.await {
                 // The next request fails with "connection closed"; this says why.
-                let _ = why.send(Some(format!("{e:#}")));
+                let _ = why.send(Some(format!("{:#}", anyhow::Error::new(e))));
             }
         });
         // Set per session, so it holds for a --url server too; SHOW reads it back.
