@@ -127,11 +127,16 @@ fn throughput(report: &Report) -> Vec<Chart> {
                         .iter()
                         .map(|&i| {
                             let p = k.find(&report.stores[i])?;
+                            // A client-bound figure is the client's limit: starred.
+                            let star = if p.client_bound.is_some() { "*" } else { "" };
                             Some(Bar {
                                 value: p.ops_per_s,
                                 color: store_color(report, i),
                                 whisker: whisker(p),
-                                notes: vec![count_with(p.ops_per_s, 3), count_with(p.ops_per_s, 2)],
+                                notes: vec![
+                                    format!("{}{star}", count_with(p.ops_per_s, 3)),
+                                    format!("{}{star}", count_with(p.ops_per_s, 2)),
+                                ],
                                 sub: None,
                             })
                         })
@@ -146,7 +151,13 @@ fn throughput(report: &Report) -> Vec<Chart> {
                 .flat_map(|(lo, hi)| [lo, hi])
                 .collect();
             let scale = Scale::for_bars(&bars, &extents);
-            let (file, title) = if parts.len() > 1 {
+            let client_bound = keys.iter().any(|k| {
+                stores.iter().any(|&i| {
+                    k.find(&report.stores[i])
+                        .is_some_and(|p| p.client_bound.is_some())
+                })
+            });
+            let (file, mut title) = if parts.len() > 1 {
                 (
                     format!("throughput-{}-{}.svg", suite.name(), n + 1),
                     format!(
@@ -162,6 +173,11 @@ fn throughput(report: &Report) -> Vec<Chart> {
                     format!("Throughput per phase ({} suite)", suite.name()),
                 )
             };
+            if client_bound && title.ends_with(')') {
+                // The starred figures are the client's limit, not the store's.
+                title.pop();
+                title.push_str("; * = client-bound)");
+            }
             let chart = BarChart {
                 title: title.clone(),
                 stores,
@@ -2055,6 +2071,26 @@ mod tests {
         assert!(!wants_log(&[100.0, 200.0, 0.0, f64::NAN]));
         assert!(!wants_log(&[100.0, 1000.0]), "10x exactly stays linear");
         assert!(!wants_log(&[]));
+    }
+
+    #[test]
+    fn client_bound_figures_are_starred_and_the_title_says_so() {
+        let mut report = report_of(vec![
+            store("sqlite", "SQLite 3.46.0", 100.0),
+            store("redis", "Redis 7.0.15", 200.0),
+        ]);
+        let plain = &charts(&report)[0];
+        assert!(!plain.title.contains("client-bound"), "{}", plain.title);
+        report.stores[1].phases[0].client_bound = Some("client CPU 95% of 1 loop".into());
+        let marked = &charts(&report)[0];
+        assert!(
+            marked.title.ends_with("; * = client-bound)"),
+            "{}",
+            marked.title
+        );
+        assert!(marked.svg.contains("client-bound"));
+        let starred = marked.svg.lines().filter(|l| l.trim() == "200*").count();
+        assert_eq!(starred, 1, "one starred figure");
     }
 
     #[test]
