@@ -280,9 +280,9 @@ pub struct RunArgs {
     pub rate: Option<NonZeroU64>,
 
     /// Classic suite: an operation that fails (a dropped connection, a server restarted)
-    /// may be made again on a new connection, up to N times. Every retry is counted and
-    /// shown beside its phase; its time stays in the operation's latency. By default an
-    /// error fails the phase at once.
+    /// may be made again on a new connection, up to N times, after a wait of 50 ms doubling
+    /// to 1.6 s. Every retry is counted and shown beside its phase; its time stays in the
+    /// operation's latency. By default an error fails the phase at once.
     #[arg(long, value_name = "N", default_value = "0")]
     pub retries: u32,
 

@@ -170,8 +170,10 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let plan = RunPlan::resolve(args, &plan::system_env, &server::find)?;
     let out = OutputDir::prepare(&plan.out)?;
     let _lock = out.lock()?;
-    for r in clean(Some(&plan.data_dirs.under))? {
-        eprintln!("{r}");
+    // What a killed run left does not stop this one: a warning, then the run.
+    match clean(Some(&plan.data_dirs.under)) {
+        Ok(removed) => removed.iter().for_each(|r| eprintln!("{r}")),
+        Err(e) => eprintln!("warning: {e:#}"),
     }
     interrupt::install(server::kill_all);
     // The run's own event loop, on this thread: the first of the client's loops (see

@@ -66,7 +66,9 @@ fn schema_errors(out: &Path) -> Vec<String> {
 
 #[test]
 fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it_left() {
-    let before = common::dirs_of("redis");
+    // A data directory of this test's own: the runs of the other tests clean what killed
+    // runs left in the shared temporary directory when they start.
+    let data = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let args = [
         "--verbose",
@@ -81,7 +83,12 @@ fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it
         args.iter()
             .chain(&ONE_RUN)
             .map(std::ffi::OsStr::new)
-            .chain(["--out".as_ref(), out.path().as_os_str()]),
+            .chain([
+                "--data-dir".as_ref(),
+                data.path().as_os_str(),
+                "--out".as_ref(),
+                out.path().as_os_str(),
+            ]),
         "SEARCH micro",
     );
     // The line is printed as the phase ends; the checkpoint follows it.
@@ -100,15 +107,13 @@ fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    // This run's server: its directory's marker names this dbcompare (other tests of this
-    // file start Redis servers at the same time).
+    // This run's server: its directory's marker names this dbcompare.
     let owner = format!("owner_pid={}\n", child.id());
-    let server_dir = common::dirs_of("redis")
+    let server_dir = common::dirs_in(data.path(), "redis")
         .into_iter()
         .find(|d| {
-            !before.contains(d)
-                && std::fs::read_to_string(d.join(dbcompare::server::leftovers::MARKER))
-                    .is_ok_and(|m| m.contains(&owner))
+            std::fs::read_to_string(d.join(dbcompare::server::leftovers::MARKER))
+                .is_ok_and(|m| m.contains(&owner))
         })
         .expect("the running server's directory");
     // SAFETY: signalling our own child.
@@ -155,7 +160,11 @@ fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it
         !common::processes_in(&server_dir).is_empty(),
         "the server should outlive a kill -9 of dbcompare"
     );
-    let cleaned = dbcompare().arg("clean").assert().success();
+    let cleaned = dbcompare()
+        .args(["clean", "--data-dir"])
+        .arg(data.path())
+        .assert()
+        .success();
     let said = String::from_utf8_lossy(&cleaned.get_output().stdout).into_owned();
     assert!(
         said.contains("stopped a redis server") && said.contains(&*server_dir.to_string_lossy()),
@@ -166,7 +175,11 @@ fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it
         "still running"
     );
     assert!(!server_dir.exists(), "{} survived", server_dir.display());
-    let again = dbcompare().arg("clean").assert().success();
+    let again = dbcompare()
+        .args(["clean", "--data-dir"])
+        .arg(data.path())
+        .assert()
+        .success();
     let said = String::from_utf8_lossy(&again.get_output().stdout).into_owned();
     assert!(!said.contains(&*server_dir.to_string_lossy()), "{said}");
 }
@@ -192,6 +205,9 @@ fn a_second_run_on_the_same_out_is_refused_and_runs_on_different_outs_both_finis
             .chain(["--out".as_ref(), shared.path().as_os_str()]),
         "initial database size",
     );
+    // Held still while the others run, so that it is surely still going.
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(first.id() as i32, libc::SIGSTOP) };
     let refused = dbcompare()
         .args(["--store", "sqlite", "--sizes", "micro", "--out"])
         .arg(shared.path())
@@ -217,6 +233,8 @@ fn a_second_run_on_the_same_out_is_refused_and_runs_on_different_outs_both_finis
         .arg(other.path())
         .assert()
         .success();
+    // SAFETY: as above.
+    unsafe { libc::kill(first.id() as i32, libc::SIGCONT) };
     let _rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert_eq!(first.wait().unwrap().code(), Some(0));
     for out in [shared.path(), other.path()] {
@@ -325,10 +343,14 @@ fn a_kill_9_during_the_warm_up_leaves_no_warm_up_figures() {
         "1",
         "--no-floor",
     ];
+    let data = tempfile::tempdir().unwrap();
     let (mut child, _lines) = common::spawn_until(
-        args.iter()
-            .map(std::ffi::OsStr::new)
-            .chain(["--out".as_ref(), out.path().as_os_str()]),
+        args.iter().map(std::ffi::OsStr::new).chain([
+            "--data-dir".as_ref(),
+            data.path().as_os_str(),
+            "--out".as_ref(),
+            out.path().as_os_str(),
+        ]),
         "INSERT micro",
     );
     std::thread::sleep(Duration::from_millis(300));
@@ -342,13 +364,19 @@ fn a_kill_9_during_the_warm_up_leaves_no_warm_up_figures() {
     // The SQLite file's directory it left is cleaned like a server's.
     let owner = format!("owner_pid={}\n", child.id());
     let left = || {
-        common::dirs_of("sqlite").into_iter().find(|d| {
-            std::fs::read_to_string(d.join(dbcompare::server::leftovers::MARKER))
-                .is_ok_and(|m| m.contains(&owner))
-        })
+        common::dirs_in(data.path(), "sqlite")
+            .into_iter()
+            .find(|d| {
+                std::fs::read_to_string(d.join(dbcompare::server::leftovers::MARKER))
+                    .is_ok_and(|m| m.contains(&owner))
+            })
     };
     let dir = left().expect("the killed run's SQLite directory");
-    dbcompare().arg("clean").assert().success();
+    dbcompare()
+        .args(["clean", "--data-dir"])
+        .arg(data.path())
+        .assert()
+        .success();
     assert!(
         !dir.exists() && left().is_none(),
         "{} survived",

@@ -82,6 +82,9 @@ impl Format {
 /// The lock file a run holds in its `--out` (see [`OutputDir::lock`]).
 pub const LOCK_FILE: &str = ".dbcompare.lock";
 
+/// How often a lock file replaced under our hands is tried again.
+const LOCK_TRIES: usize = 10;
+
 /// A run's claim on its output directory; dropping it removes the lock file.
 #[derive(Debug)]
 pub struct OutputLock {
@@ -132,7 +135,7 @@ impl OutputDir {
     /// dropped; a killed run's lock ends with its process.
     pub fn lock(&self) -> Result<OutputLock> {
         let path = self.dir.join(LOCK_FILE);
-        loop {
+        for _ in 0..LOCK_TRIES {
             let file = fs::OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -179,6 +182,12 @@ impl OutputDir {
                 .with_context(|| format!("writing {}", path.display()))?;
             return Ok(OutputLock { path, _file: file });
         }
+        anyhow::bail!(
+            "--out {}: could not lock {} (it was replaced {LOCK_TRIES} times while this run \
+             tried to lock it)",
+            self.dir.display(),
+            path.display()
+        )
     }
 
     /// Writes every output for `report` (replacing any earlier write).

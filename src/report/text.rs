@@ -532,10 +532,11 @@ pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec
     ]
 }
 
-/// `3 operations retried on a new connection` (`--retries`).
+/// `3 retries on a new connection` (`--retries`; one operation may be retried more than
+/// once).
 pub fn retried(p: &PhaseResult) -> String {
-    let s = if p.retries == 1 { "" } else { "s" };
-    format!("{} operation{s} retried on a new connection", p.retries)
+    let s = if p.retries == 1 { "y" } else { "ies" };
+    format!("{} retr{s} on a new connection", p.retries)
 }
 
 /// Headers of the per-store recap, shared with the markdown renderer.

@@ -63,6 +63,8 @@ pub struct Marker {
     pub server: Option<Process>,
     /// `--keep-data`: stop the server but keep the directory.
     pub keep: bool,
+    /// The boot it was made in (absent where it cannot be read).
+    pub boot: Option<String>,
 }
 
 impl Marker {
@@ -73,6 +75,9 @@ impl Marker {
         );
         if let Some(s) = self.server {
             text.push_str(&format!("server_pid={}\nserver_start={}\n", s.pid, s.start));
+        }
+        if let Some(boot) = &self.boot {
+            text.push_str(&format!("boot={boot}\n"));
         }
         text
     }
@@ -96,6 +101,7 @@ impl Marker {
             owner: process("owner_pid", "owner_start")?,
             server: process("server_pid", "server_start"),
             keep: field("keep") == Some("true"),
+            boot: field("boot").map(str::to_string),
         })
     }
 }
@@ -110,6 +116,7 @@ pub fn mark(dir: &Path, kind: &str, keep: bool) -> Result<()> {
             owner,
             server: None,
             keep,
+            boot: boot_id(),
         },
     )
 }
@@ -135,9 +142,20 @@ fn write(dir: &Path, marker: &Marker) -> Result<()> {
     let path = dir.join(MARKER);
     // Written whole, then renamed: a kill in the middle leaves the old marker or the new.
     let tmp = dir.join(format!(".{MARKER}.tmp"));
-    std::fs::write(&tmp, marker.render())
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .with_context(|| format!("writing {}", path.display()))
+    let written = (|| {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        // Private whatever the umask: `clean` trusts no marker others can write.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(marker.render().as_bytes())?;
+        std::fs::rename(&tmp, &path)
+    })();
+    written.with_context(|| format!("writing {}", path.display()))
 }
 
 /// What [`clean`] removed.
@@ -184,12 +202,20 @@ pub fn clean(base: &Path) -> Result<Vec<Removed>> {
             continue;
         }
         let dir = entry.path();
-        let Ok(text) = std::fs::read_to_string(dir.join(MARKER)) else {
+        let Some(text) = trusted_marker(&dir) else {
             continue;
         };
         let Some(marker) = Marker::parse(&text) else {
             continue;
         };
+        // Made on another boot or machine (a shared --data-dir): its pids are not ours.
+        if marker
+            .boot
+            .as_deref()
+            .is_some_and(|b| Some(b) != boot_id().as_deref())
+        {
+            continue;
+        }
         if marker.owner.alive() {
             continue;
         }
@@ -211,15 +237,43 @@ pub fn clean(base: &Path) -> Result<Vec<Removed>> {
     }
 }
 
+/// The marker of `dir`, if it can be trusted: `dir` a real directory (not a link), the
+/// marker a regular file of this user's that nobody else can write. In a shared /tmp a
+/// directory anyone made is never taken for one of ours, nor its "server" signalled.
+fn trusted_marker(dir: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let d = std::fs::symlink_metadata(dir).ok()?;
+    let m = std::fs::symlink_metadata(dir.join(MARKER)).ok()?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let ours = d.is_dir() && m.is_file() && m.uid() == me && m.mode() & 0o022 == 0;
+    ours.then(|| std::fs::read_to_string(dir.join(MARKER)).ok())?
+}
+
+/// This boot's id (`/proc/sys/kernel/random/boot_id`): pids and start times mean something
+/// only within one boot of one machine.
+fn boot_id() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
 fn clean_one(dir: &Path, marker: &Marker) -> Result<Removed> {
     let running = marker.server.filter(Process::alive);
     if let Some(server) = running {
         stop(server).with_context(|| format!("stopping the {} server", marker.kind))?;
     }
+    // Another clean (a run starting at the same time) may have got there first.
+    let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
     if marker.keep {
         unmark(dir);
     } else {
-        std::fs::remove_dir_all(dir).with_context(|| format!("deleting {}", dir.display()))?;
+        match std::fs::remove_dir_all(dir) {
+            Err(e) if !gone(&e) => {
+                return Err(e).with_context(|| format!("deleting {}", dir.display()));
+            }
+            _ => {}
+        }
     }
     Ok(Removed {
         dir: dir.to_path_buf(),
@@ -235,13 +289,22 @@ fn stop(server: Process) -> Result<()> {
     // SAFETY: getpgid(2) and kill(2) on a process whose start time we just checked.
     let group = unsafe { libc::getpgid(server.pid) } == server.pid;
     let target = if group { -server.pid } else { server.pid };
-    unsafe { libc::kill(target, libc::SIGTERM) };
+    if unsafe { libc::kill(target, libc::SIGTERM) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ESRCH) {
+            return Err(e).with_context(|| format!("signalling pid {}", server.pid));
+        }
+    }
     let deadline = Instant::now() + STOP_TIMEOUT;
     while server.alive() {
         if Instant::now() > deadline {
             // SAFETY: as above.
             unsafe { libc::kill(target, libc::SIGKILL) };
-            std::thread::sleep(Duration::from_millis(100));
+            // A big process takes a moment to unmap its memory.
+            let killed = Instant::now() + Duration::from_secs(5);
+            while server.alive() && Instant::now() < killed {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             anyhow::ensure!(!server.alive(), "pid {} survived SIGKILL", server.pid);
             break;
         }
@@ -267,6 +330,7 @@ mod tests {
                 start: 890,
             }),
             keep: false,
+            boot: Some("b00t".into()),
         };
         assert_eq!(Marker::parse(&m.render()), Some(m.clone()));
         let no_server = Marker { server: None, ..m };
@@ -326,12 +390,28 @@ mod tests {
                 owner: owner_proc,
                 server: Some(server_proc),
                 keep: false,
+                boot: boot_id(),
             },
         )
         .unwrap();
         let live = make("dbcompare-redis-live");
         mark(&live, "redis", false).unwrap();
         let unmarked = make("dbcompare-redis-unmarked");
+        // A marker anyone could have written (a shared /tmp) is not trusted.
+        let writable = make("dbcompare-redis-writable");
+        std::fs::write(
+            writable.join(MARKER),
+            std::fs::read_to_string(gone.join(MARKER)).unwrap(),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            writable.join(MARKER),
+            std::os::unix::fs::PermissionsExt::from_mode(0o666),
+        )
+        .unwrap();
+        // Nor a link to one of ours.
+        let link = base.path().join("dbcompare-redis-link");
+        std::os::unix::fs::symlink(&gone, &link).unwrap();
         let foreign = make("other-dir");
         std::fs::write(
             foreign.join(MARKER),
@@ -349,7 +429,8 @@ mod tests {
             removed[0]
         );
         assert!(!gone.exists());
-        assert!(live.exists() && unmarked.exists() && foreign.exists());
+        assert!(live.exists() && unmarked.exists() && foreign.exists() && writable.exists());
+        assert!(std::fs::symlink_metadata(&link).is_ok());
         let status = server.wait().unwrap();
         assert!(!status.success(), "the server was stopped by a signal");
     }

@@ -155,8 +155,12 @@ pub async fn run<C: Connect + Send + 'static>(
         )
         .await;
         let failed = outcome.is_err();
-        if matches!(label, RunLabel::Measured { .. }) || failed {
+        if matches!(label, RunLabel::Measured { .. }) {
             measured.extend(this_run);
+        } else if failed {
+            // A failed warm-up shows only the phase that failed (its errors, how far it
+            // got), never its finished phases as measured ones.
+            measured.extend(this_run.pop());
         }
         if failed {
             break;
