@@ -18,6 +18,8 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
         );
     }
     let out = args.out.as_deref().map(OutputDir::prepare).transpose()?;
+    // Not into a directory a run is writing to.
+    let _lock = out.as_ref().map(OutputDir::lock).transpose()?;
     let report = json::load(&args.run)?;
     let Some(out) = out else {
         let format = match args.format.as_slice() {

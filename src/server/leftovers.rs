@@ -258,8 +258,28 @@ fn boot_id() -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// The PostgreSQL postmaster running in `dir`, by its `data/postmaster.pid`, when the marker
+/// does not name it yet (dbcompare was killed while `pg_ctl start` still waited): only a
+/// live process working in `dir` counts.
+fn postmaster_in(dir: &Path) -> Option<Process> {
+    let text = std::fs::read_to_string(dir.join("data").join("postmaster.pid")).ok()?;
+    let pid: i32 = text
+        .lines()
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&p| p > 0)?;
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+    let dir = std::fs::canonicalize(dir).ok()?;
+    cwd.starts_with(&dir).then(|| Process::of(pid)).flatten()
+}
+
 fn clean_one(dir: &Path, marker: &Marker) -> Result<Removed> {
-    let running = marker.server.filter(Process::alive);
+    let running = marker
+        .server
+        .or_else(|| postmaster_in(dir))
+        .filter(Process::alive);
     if let Some(server) = running {
         stop(server).with_context(|| format!("stopping the {} server", marker.kind))?;
     }
@@ -275,11 +295,13 @@ fn clean_one(dir: &Path, marker: &Marker) -> Result<Removed> {
             _ => {}
         }
     }
+    let mut marker = marker.clone();
+    marker.server = running.or(marker.server);
     Ok(Removed {
         dir: dir.to_path_buf(),
-        marker: marker.clone(),
-        stopped_server: running.is_some(),
         deleted: !marker.keep,
+        marker,
+        stopped_server: running.is_some(),
     })
 }
 
@@ -357,6 +379,56 @@ mod tests {
             ..me
         };
         assert!(!other.alive(), "a reused pid must not count as the owner");
+    }
+
+    /// A PostgreSQL server whose start dbcompare did not see end (the marker names no
+    /// server) is found by its postmaster.pid and its working directory, and stopped.
+    #[test]
+    fn a_postmaster_the_marker_does_not_name_is_found_by_its_pid_file() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("dbcompare-postgres-early");
+        let data = dir.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let mut owner = std::process::Command::new("true").spawn().unwrap();
+        let owner_proc = Process::of(owner.id() as i32).unwrap_or(Process {
+            pid: owner.id() as i32,
+            start: 1,
+        });
+        owner.wait().unwrap();
+        let mut postmaster = std::process::Command::new("sleep")
+            .arg("60")
+            .current_dir(&data)
+            .spawn()
+            .unwrap();
+        std::fs::write(
+            data.join("postmaster.pid"),
+            format!("{}\n{}\n", postmaster.id(), data.display()),
+        )
+        .unwrap();
+        write(
+            &dir,
+            &Marker {
+                kind: "postgres".into(),
+                owner: owner_proc,
+                server: None,
+                keep: false,
+                boot: boot_id(),
+            },
+        )
+        .unwrap();
+        let removed = clean(base.path()).unwrap();
+        assert_eq!(removed.len(), 1, "{removed:?}");
+        assert!(removed[0].stopped_server, "{}", removed[0]);
+        assert!(
+            removed[0].to_string().contains(&format!(
+                "stopped a postgres server (pid {})",
+                postmaster.id()
+            )),
+            "{}",
+            removed[0]
+        );
+        assert!(!dir.exists());
+        assert!(!postmaster.wait().unwrap().success());
     }
 
     /// A directory of a gone owner is deleted, with the server in it stopped; one of a live
