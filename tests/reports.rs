@@ -3,6 +3,8 @@
 //! two real runs, report.html opened in headless Chromium, and the loaders fed random and
 //! truncated bytes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -40,15 +42,7 @@ fn dbcompare() -> Command {
 }
 
 fn validator() -> jsonschema::Validator {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/schema/run.schema.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    jsonschema::validator_for(&schema).unwrap()
+    common::schema_validator()
 }
 
 #[test]

@@ -47,18 +47,9 @@ fn read_report(out: &Path) -> Option<Report> {
 }
 
 fn schema_errors(out: &Path) -> Vec<String> {
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/schema/run.schema.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
     let value: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
-    jsonschema::validator_for(&schema)
-        .unwrap()
+    common::schema_validator()
         .iter_errors(&value)
         .map(|e| format!("{}: {e}", e.instance_path()))
         .collect()

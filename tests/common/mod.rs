@@ -40,6 +40,19 @@ pub fn spawn_until(
     (child, lines)
 }
 
+/// A validator of the published schema of run.json (schema/run.schema.json).
+pub fn schema_validator() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schema/run.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
 /// Pids of running processes working in `dir` (Redis rewrites its command line, but it
 /// works in its data directory).
 pub fn processes_in(dir: &std::path::Path) -> Vec<i32> {
