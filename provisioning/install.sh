@@ -12,6 +12,8 @@
 #                                             # against (PyPI package, into .tools/)
 #   provisioning/install.sh chromium          # headless Chromium, for the test that opens
 #                                             # report.html in a real browser
+#   provisioning/install.sh socat             # the TLS front the MongoDB TLS test puts
+#                                             # before jongodb
 #
 # MongoDB, Aerospike and Couchbase are not in Debian's archive: provisioning/mongodb.sh,
 # aerospike.sh and couchbase.sh install them from their vendors.
@@ -22,7 +24,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|secantus|shellcheck|chromium]..." >&2
+  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|secantus|shellcheck|socat|chromium]..." >&2
   exit 2
 }
 
@@ -49,6 +51,7 @@ installed_mysql() { command -v mariadbd >/dev/null || command -v mysqld >/dev/nu
 installed_redis() { command -v redis-server >/dev/null; }
 installed_shellcheck() { command -v shellcheck >/dev/null; }
 installed_chromium() { command -v chromium >/dev/null; }
+installed_socat() { command -v socat >/dev/null; }
 
 packages=()
 for store in "$@"; do
@@ -58,6 +61,7 @@ for store in "$@"; do
     mysql) if installed_mysql; then echo "mysql: already installed"; else packages+=(mariadb-server); fi ;;
     redis) if installed_redis; then echo "redis: already installed"; else packages+=(redis-server); fi ;;
     shellcheck) if installed_shellcheck; then echo "shellcheck: already installed"; else packages+=(shellcheck); fi ;;
+    socat) if installed_socat; then echo "socat: already installed"; else packages+=(socat); fi ;;
     chromium) if installed_chromium; then echo "chromium: already installed"; else packages+=(chromium); fi ;;
     jongodb)
       if [ -x "$jongodb_bin" ]; then

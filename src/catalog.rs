@@ -198,7 +198,7 @@ impl StoreKind {
             StoreKind::Redis => (
                 "redis",
                 server(
-                    &["redis"],
+                    &["redis", "rediss"],
                     6379,
                     "redis://host:6379/0",
                     Some(Launcher::Redis),

@@ -198,6 +198,7 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
         args.durability,
         timeout,
         &crate::server::DataDirs::temporary(),
+        args.server.tls,
         &args.options,
     )
     .await;

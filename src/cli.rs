@@ -149,6 +149,11 @@ pub struct ServerCommandArgs {
 
     #[arg(long, value_enum, default_value_t)]
     pub durability: Durability,
+
+    /// Serve TLS only, with a certificate made for this server (the URL printed names its CA
+    /// file).
+    #[arg(long)]
+    pub tls: bool,
 }
 
 /// One `--store` entry: every store, or one by name.
@@ -357,6 +362,12 @@ pub struct ServerArgs {
     /// redis=redis://host:6379/0. Repeatable. Also read from DBCOMPARE_<STORE>_URL.
     #[arg(long = "url", value_name = "STORE=URL")]
     pub urls: Vec<String>,
+
+    /// Start the throw-away servers serving TLS only, each with a certificate made for it
+    /// that the client verifies (host name included): to measure what TLS costs. A --url
+    /// server uses TLS as its URL says.
+    #[arg(long)]
+    pub tls: bool,
 }
 
 #[derive(Debug, Clone, Args)]

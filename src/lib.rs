@@ -139,7 +139,9 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         &installation,
         args.durability,
         &server::DataDirs::temporary(),
+        args.tls,
     )?;
+    // The password is in the URL: it is this server's alone, and goes with it.
     println!("{}", local.url());
     eprintln!(
         "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",

@@ -88,6 +88,8 @@ pub struct RunPlan {
     pub client_threads: usize,
     /// Where the throw-away directories go, and whether they are kept.
     pub data_dirs: DataDirs,
+    /// Whether the throw-away servers serve TLS only (`--tls`).
+    pub server_tls: bool,
     /// Each store's own options.
     pub options: StoreOptions,
 }
@@ -294,6 +296,7 @@ impl RunPlan {
             }),
             client_threads,
             data_dirs: data_dirs(args)?,
+            server_tls: args.server.tls,
             options: args.options.clone(),
         })
     }

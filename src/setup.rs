@@ -32,6 +32,7 @@ impl Setup {
         durability: Durability,
         connect_timeout: std::time::Duration,
         dirs: &DataDirs,
+        tls: bool,
         options: &StoreOptions,
     ) -> Result<Setup> {
         let (local, url, deployment) = match target {
@@ -42,7 +43,7 @@ impl Setup {
                 let installation = installation.clone();
                 let dirs = dirs.clone();
                 let server = tokio::task::spawn_blocking(move || {
-                    server::start(kind, &installation, durability, &dirs)
+                    server::start(kind, &installation, durability, &dirs, tls)
                 })
                 .await
                 .context("the server start panicked")??;

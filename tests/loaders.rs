@@ -934,6 +934,10 @@ fn url_with_password(scheme: BoxedStrategy<String>) -> impl Strategy<Value = (St
             "?sslmode=disable", "?set=s", "?management=http://m:8091",
             "?management=nope", "?x", "?pool_min=-1", "?authSource=admin",
             "?connect_timeout=abc", "?protocol=resp3",
+            "?sslmode=verify-full&sslrootcert=/no/ca.pem", "?sslmode=verify-ca",
+            "?sslmode=bogus", "?sslrootcert=%2Fca.pem", "?require_ssl=true&ssl_ca=/no/ca.pem",
+            "?ssl_ca=/no/ca.pem", "?cacert=/no/ca.pem", "?cacert", "?tls=true&tlsCAFile=/no/ca.pem",
+            "?tlsInsecure=true", "#insecure",
         ]).prop_map(str::to_string),
     ];
     (
@@ -978,6 +982,7 @@ fn a_url_without_its_store_does_not_show_its_password() {
         assert!(without_store(entry), "{entry}");
         let args = ServerArgs {
             urls: vec![entry.to_string()],
+            tls: false,
         };
         let e = plan::resolve_urls(&args, &|_| None).unwrap_err().0;
         assert!(!e.contains("Secret42"), "{e}");
@@ -1084,6 +1089,7 @@ proptest! {
                 .iter()
                 .map(|(store, sep, (url, _))| format!("{store}{sep}{url}"))
                 .collect(),
+            tls: false,
         };
         let env: BTreeMap<String, String> = variables
             .iter()

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine too: installs what the tests need (idempotent:
-# the servers they start, the MongoDB-compatible test servers, shellcheck, Chromium), checks the shell
+# the servers they start, the MongoDB-compatible test servers, shellcheck, socat for a TLS front, Chromium), checks the shell
 # scripts, formatting and lints, then runs `cargo test --locked`. Extra arguments go to
 # `cargo test` (for example `tests/run.sh --test url_stores`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-provisioning/install.sh postgres mysql redis jongodb secantus shellcheck chromium
+provisioning/install.sh postgres mysql redis jongodb secantus shellcheck socat chromium
 shellcheck provisioning/*.sh bench/*.sh tests/*.sh .ci/run
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings

@@ -424,6 +424,117 @@ fn jongodb(database: &str) -> Jongodb {
     }
 }
 
+/// A TLS front (socat, with a certificate made for it) for a plain server on `port`,
+/// stopped on drop: MongoDB's driver speaks TLS to it, as to a server started with
+/// `--tlsMode requireTLS`.
+struct TlsFront {
+    child: Child,
+    port: u16,
+    ca: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for TlsFront {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tls_front(backend: u16) -> TlsFront {
+    let dir = tempfile::tempdir().unwrap();
+    let made = dbcompare::server::tls::make_certificates().unwrap();
+    let (ca, cert, key) = (
+        dir.path().join("ca.pem"),
+        dir.path().join("server.pem"),
+        dir.path().join("server.key"),
+    );
+    std::fs::write(&ca, &made.ca).unwrap();
+    std::fs::write(&cert, &made.cert).unwrap();
+    std::fs::write(&key, &made.key).unwrap();
+    let port = dbcompare::server::free_port().unwrap();
+    let child = Command::new("socat")
+        .arg(format!(
+            "OPENSSL-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork,cert={},key={},verify=0",
+            cert.display(),
+            key.display()
+        ))
+        .arg(format!("TCP:127.0.0.1:{backend}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect(
+            "socat is not installed: run 'provisioning/install.sh socat' (these tests do not skip)",
+        );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "socat did not listen");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    TlsFront {
+        child,
+        port,
+        ca,
+        _dir: dir,
+    }
+}
+
+/// MongoDB over TLS (`tls=true&tlsCAFile=`): the classic suite runs with the certificate
+/// verified and the report says so; a CA that did not sign the certificate is refused.
+#[tokio::test]
+async fn mongodb_over_tls_verifies_the_certificate() {
+    let server = jongodb("tls");
+    let backend: u16 = server
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let front = tls_front(backend);
+    let url = format!(
+        "mongodb://127.0.0.1:{}/tls?tls=true&tlsCAFile={}",
+        front.port,
+        front.ca.display()
+    );
+    let mut store = common::connect_url(StoreKind::Mongodb, &url, Durability::Durable, None).await;
+    store.reset().await.unwrap();
+    let tls = store.describe().await.unwrap().settings["tls"].clone();
+    assert!(tls.contains("certificate and host name verified"), "{tls}");
+    drop(store);
+    let connect = common::connector_url(StoreKind::Mongodb, &url, Durability::Durable, None);
+    common::classic_micro(connect, "mongodb on jongodb over TLS").await;
+
+    let other = tempfile::tempdir().unwrap();
+    let other_ca = other.path().join("ca.pem");
+    std::fs::write(
+        &other_ca,
+        dbcompare::server::tls::make_certificates().unwrap().ca,
+    )
+    .unwrap();
+    let url = format!(
+        "mongodb://127.0.0.1:{}/tls?tls=true&tlsCAFile={}",
+        front.port,
+        other_ca.display()
+    );
+    let spec = dbcompare::store::ConnectSpec {
+        url: Some(dbcompare::store::url::StoreUrl::parse(StoreKind::Mongodb, &url).unwrap()),
+        data_dir: None,
+        durability: Durability::Durable,
+        connect_timeout: std::time::Duration::from_secs(5),
+        options: Default::default(),
+    };
+    let e = match StoreKind::Mongodb.connect(&spec).await {
+        Ok(_) => panic!("a certificate another CA signed was accepted"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(e.contains("invalid peer certificate"), "{e}");
+}
+
 /// `dbcompare check --store mongodb` on the server at `url`: its exit code and output.
 fn check_mongodb(url: &str) -> (Option<i32>, String) {
     let out = assert_cmd::Command::cargo_bin("dbcompare")

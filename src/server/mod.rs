@@ -22,6 +22,7 @@ pub mod leftovers;
 pub mod mysql;
 pub mod postgres;
 pub mod redis;
+pub mod tls;
 
 /// How long a server may take from launch until it answers.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
@@ -113,9 +114,26 @@ pub struct LocalServer {
     keep_data: bool,
     process: Option<Process>,
     registration: u64,
+    /// Whether it was stopped (and its directory dealt with) already.
+    shut: bool,
+    /// The password of the server's benchmark user, made for this server alone.
+    password: String,
+    /// The certificate authority the server's certificate is signed by, when it serves TLS.
+    tls: Option<tls::Files>,
     /// From launch until the server answered (including initialising the data directory).
     pub start_time: Duration,
     pub installation: Installation,
+}
+
+/// What a launcher starts its server with.
+pub(crate) struct Launch<'a> {
+    pub dir: &'a Path,
+    pub port: u16,
+    pub durability: Durability,
+    /// The benchmark user's password (a fresh random one).
+    pub password: &'a str,
+    /// The server's certificate and key, when it serves TLS only.
+    pub tls: Option<&'a tls::Files>,
 }
 
 /// What the registry needs to kill a server and delete its directory without its owner.
@@ -167,6 +185,16 @@ fn wait_for_exit(pid: i32, timeout: Duration) -> bool {
     true
 }
 
+/// A fresh password: 128 bits from the system's random source, in hexadecimal (nothing a
+/// URL or a config file would need to quote).
+fn random_password() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .context("reading /dev/urandom for a password")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// A free TCP port on 127.0.0.1.
 pub fn free_port() -> Result<u16> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).context("finding a free port")?;
@@ -193,8 +221,12 @@ impl DataDirs {
     /// A new directory for a `kind` store, private to this user (0700) and marked as this
     /// process's (see [`leftovers`]).
     pub fn create(&self, kind: &str) -> Result<tempfile::TempDir> {
+        use std::os::unix::fs::PermissionsExt;
+        // tempfile's directories follow the umask (0755 by default): this one holds the
+        // server's password and key.
         let dir = tempfile::Builder::new()
             .prefix(&format!("{}{kind}-", leftovers::PREFIX))
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(&self.under)
             .with_context(|| {
                 format!(
@@ -207,12 +239,14 @@ impl DataDirs {
     }
 }
 
-/// Starts a throw-away server for `kind`, its directory in `dirs`.
+/// Starts a throw-away server for `kind`, its directory in `dirs`, with a fresh random
+/// password and, with `tls`, serving TLS only, with a certificate made for it.
 pub fn start(
     kind: StoreKind,
     installation: &Installation,
     durability: Durability,
     dirs: &DataDirs,
+    tls: bool,
 ) -> Result<LocalServer> {
     let started = Instant::now();
     let keep_data = dirs.keep;
@@ -229,14 +263,27 @@ pub fn start(
         keep_data,
         process: None,
         registration: 0,
+        shut: false,
+        password: random_password()?,
+        tls: None,
         start_time: Duration::ZERO,
         installation: installation.clone(),
     };
     // From here on, dropping `server` deletes the directory (and stops what was started).
+    if tls {
+        server.tls = Some(tls::Files::make(&dir)?);
+    }
+    let launch = Launch {
+        dir: &dir,
+        port,
+        durability,
+        password: &server.password,
+        tls: server.tls.as_ref(),
+    };
     let launched = match launcher {
-        Launcher::Postgres => postgres::launch(installation, &dir, port, durability),
-        Launcher::Mysql => mysql::launch(installation, &dir, port, durability),
-        Launcher::Redis => redis::launch(installation, &dir, port, durability),
+        Launcher::Postgres => postgres::launch(installation, &launch),
+        Launcher::Mysql => mysql::launch(installation, &launch),
+        Launcher::Redis => redis::launch(installation, &launch),
     };
     let process = launched.with_context(|| {
         format!(
@@ -273,13 +320,31 @@ impl LocalServer {
         self.process.as_ref().map(Process::pid)
     }
 
-    /// The URL a store connects to (no password: local servers trust loopback).
+    /// The URL a store connects to, with the server's password and, when it serves TLS,
+    /// the settings that verify its certificate (each driver's own).
     pub fn url(&self) -> String {
-        match self.launcher {
-            Launcher::Postgres => format!("postgres://bench@127.0.0.1:{}/postgres", self.port),
-            Launcher::Mysql => format!("mysql://root@127.0.0.1:{}/dbcompare", self.port),
-            Launcher::Redis => format!("redis://127.0.0.1:{}/0", self.port),
+        let (port, pw) = (self.port, &self.password);
+        let mut url = match self.launcher {
+            Launcher::Postgres => format!("postgres://bench:{pw}@127.0.0.1:{port}/postgres"),
+            Launcher::Mysql => format!("mysql://root:{pw}@127.0.0.1:{port}/dbcompare"),
+            Launcher::Redis if self.tls.is_some() => format!("rediss://:{pw}@127.0.0.1:{port}/0"),
+            Launcher::Redis => format!("redis://:{pw}@127.0.0.1:{port}/0"),
+        };
+        if let Some(files) = &self.tls {
+            url.push('?');
+            url.push_str(&tls::url_settings(self.launcher, &files.ca));
         }
+        url
+    }
+
+    /// The password of the server's benchmark user.
+    pub fn password(&self) -> &str {
+        &self.password
+    }
+
+    /// The certificate authority of the server's certificate, when it serves TLS.
+    pub fn tls_ca(&self) -> Option<&Path> {
+        self.tls.as_ref().map(|f| f.ca.as_path())
     }
 
     /// The server's data directory, whose bytes a store may report beside its own figure.
@@ -310,6 +375,10 @@ impl LocalServer {
     }
 
     fn shutdown(&mut self) -> Result<()> {
+        if self.shut {
+            return Ok(());
+        }
+        self.shut = true;
         let stopped = match self.process.take() {
             Some(Process::Child(child)) => stop_child(child),
             Some(Process::PgCtl {
@@ -487,6 +556,16 @@ fn is_root() -> bool {
 }
 
 /// Writes `contents` to `path`.
+/// Writes a config file only its owner can read (some hold the server's password).
 fn write_file(path: &Path, contents: &str) -> Result<()> {
-    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut f| f.write_all(contents.as_bytes()))
+        .with_context(|| format!("writing {}", path.display()))
 }

@@ -1,12 +1,12 @@
 //! A throw-away MariaDB (or MySQL) server with configs/my.cnf.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
 use super::{
-    Installation, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
+    Installation, Launch, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
 };
 use crate::catalog::{Durability, Launcher};
 
@@ -38,12 +38,27 @@ pub fn find() -> Option<Installation> {
     })
 }
 
-pub(super) fn launch(
-    inst: &Installation,
-    dir: &Path,
-    port: u16,
-    durability: Durability,
-) -> Result<Process> {
+/// The statements the server runs at start: the benchmark database, and the password on
+/// every account TCP can reach (the socket stays in a directory only this user enters).
+fn start_sql(password: &str) -> String {
+    let mut sql = String::from("CREATE DATABASE IF NOT EXISTS dbcompare;\n");
+    for host in ["localhost", "127.0.0.1", "::1", "%"] {
+        sql.push_str(&format!(
+            "ALTER USER IF EXISTS 'root'@'{host}' IDENTIFIED BY '{password}';\n"
+        ));
+    }
+    // Accounts without a name (older installers make them) would take any password.
+    sql.push_str("DROP USER IF EXISTS ''@'localhost', ''@'127.0.0.1', ''@'%';\n");
+    sql
+}
+
+pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
+    let Launch {
+        dir,
+        port,
+        durability,
+        ..
+    } = *launch;
     let data = dir.join("data");
     let defaults = dir.join("my.cnf");
     // Each instance keeps its temporary files in its own directory: a starting server
@@ -86,7 +101,7 @@ tmpdir = {}
     }
 
     let init_sql = dir.join("init.sql");
-    write_file(&init_sql, "CREATE DATABASE IF NOT EXISTS dbcompare;\n")?;
+    write_file(&init_sql, &start_sql(launch.password))?;
     let mut server = Command::new(&inst.server);
     server
         .args([&defaults_arg, &datadir_arg])
@@ -101,6 +116,13 @@ tmpdir = {}
     }
     if durability == Durability::Relaxed {
         server.arg("--innodb-flush-log-at-trx-commit=2");
+    }
+    if let Some(tls) = launch.tls {
+        server
+            .arg(format!("--ssl-cert={}", tls.cert.display()))
+            .arg(format!("--ssl-key={}", tls.key.display()))
+            .arg(format!("--ssl-ca={}", tls.ca.display()))
+            .arg("--require-secure-transport=ON");
     }
     spawn_server(server)
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Installation, Process, is_root, run_setup, version_of, which, write_file};
-use crate::catalog::{Durability, Launcher};
+use super::{Installation, Launch, Process, is_root, run_setup, version_of, which, write_file};
+use crate::catalog::Launcher;
 
 /// The settings appended to the cluster's postgresql.conf.
 pub const CONFIG: &str = Launcher::Postgres.config().text;
@@ -63,7 +63,7 @@ fn as_user(user: Option<&str>, program: &Path) -> Command {
     }
 }
 
-fn chown_to(path: &Path, user: &str) -> Result<()> {
+pub(super) fn chown_to(path: &Path, user: &str) -> Result<()> {
     let name = CString::new(user)?;
     // SAFETY: getpwnam returns a pointer into static storage or null; we copy out at once.
     let ids = unsafe {
@@ -85,28 +85,40 @@ fn chown_to(path: &Path, user: &str) -> Result<()> {
         .with_context(|| format!("giving {} to {user}", path.display()))
 }
 
-pub(super) fn launch(
-    inst: &Installation,
-    dir: &Path,
-    port: u16,
-    _durability: Durability,
-) -> Result<Process> {
+pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
+    let Launch { dir, port, .. } = *launch;
     let user = is_root().then_some(RUN_AS);
+    // initdb reads the password from a file, made for it alone and deleted at once.
+    let pwfile = dir.join("pwfile");
+    write_file(&pwfile, launch.password)?;
     if let Some(user) = user {
         chown_to(dir, user)?;
+        chown_to(&pwfile, user)?;
+        if let Some(tls) = launch.tls {
+            tls.give_to(|path| chown_to(path, user))?;
+        }
     }
     let data = dir.join("data");
     let mut initdb = as_user(user, inst.tool("initdb"));
-    initdb.arg("-D").arg(&data).args([
-        "-U",
-        "bench",
-        "--auth=trust",
-        "-E",
-        "UTF8",
-        "--locale=C",
-        "--no-sync",
-    ]);
-    run_setup(initdb, "initialising the PostgreSQL cluster")?;
+    initdb
+        .arg("-D")
+        .arg(&data)
+        .arg(format!("--pwfile={}", pwfile.display()))
+        .args([
+            "-U",
+            "bench",
+            // TCP asks for the password; the socket, in a directory only the server's
+            // user can enter, is trusted.
+            "--auth-host=scram-sha-256",
+            "--auth-local=trust",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ]);
+    let initialised = run_setup(initdb, "initialising the PostgreSQL cluster");
+    std::fs::remove_file(&pwfile).with_context(|| format!("deleting {}", pwfile.display()))?;
+    initialised?;
 
     let conf = data.join("postgresql.conf");
     let mut settings =
@@ -115,10 +127,23 @@ pub(super) fn launch(
     settings.push_str(CONFIG);
     write_file(&conf, &settings)?;
 
-    let options = format!(
+    let mut options = format!(
         "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={}",
         dir.display()
     );
+    if let Some(tls) = launch.tls {
+        // TLS only: pg_hba's `hostssl` lines are the only ones TCP may use.
+        options.push_str(&format!(
+            " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+            tls.cert.display(),
+            tls.key.display()
+        ));
+        let hba = data.join("pg_hba.conf");
+        write_file(
+            &hba,
+            "local all all trust\nhostssl all all 127.0.0.1/32 scram-sha-256\n",
+        )?;
+    }
     let mut start = as_user(user, inst.tool("pg_ctl"));
     start
         .arg("-D")

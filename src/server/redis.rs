@@ -1,11 +1,10 @@
 //! A throw-away Redis server with configs/redis.conf.
 
-use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use super::{Installation, Process, spawn_server, version_of, which, write_file};
+use super::{Installation, Launch, Process, spawn_server, version_of, which, write_file};
 use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away Redis starts with.
@@ -23,20 +22,32 @@ pub fn find() -> Option<Installation> {
     })
 }
 
-pub(super) fn launch(
-    inst: &Installation,
-    dir: &Path,
-    port: u16,
-    durability: Durability,
-) -> Result<Process> {
+pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
+    let Launch {
+        dir,
+        port,
+        durability,
+        password,
+        ..
+    } = *launch;
     let data = dir.join("data");
     std::fs::create_dir(&data).with_context(|| format!("creating {}", data.display()))?;
     let mut conf = CONFIG.to_string();
     conf.push_str(&format!(
-        "\n# --- dbcompare: this instance ---\nport {port}\nbind 127.0.0.1\ndir {}\nlogfile {}\n",
+        "\n# --- dbcompare: this instance ---\nbind 127.0.0.1\ndir {}\nlogfile {}\nrequirepass {password}\n",
         data.display(),
         dir.join("server.log").display()
     ));
+    match launch.tls {
+        // TLS only: no plain port.
+        Some(tls) => conf.push_str(&format!(
+            "port 0\ntls-port {port}\ntls-cert-file {}\ntls-key-file {}\ntls-ca-cert-file {}\ntls-auth-clients no\n",
+            tls.cert.display(),
+            tls.key.display(),
+            tls.ca.display()
+        )),
+        None => conf.push_str(&format!("port {port}\n")),
+    }
     if durability == Durability::Relaxed {
         conf.push_str("appendfsync everysec\n");
     }

@@ -25,6 +25,7 @@ use crate::workload::ycsb::OpKind;
 
 pub mod registry;
 pub mod sql;
+pub mod tls;
 pub mod url;
 
 pub mod aerospike;

@@ -99,8 +99,24 @@ pub fn start(kind: StoreKind, durability: Durability) -> LocalServer {
         &installation,
         durability,
         &server::DataDirs::temporary(),
+        false,
     )
     .unwrap_or_else(|e| panic!("starting a local {kind} server: {e:#}"))
+}
+
+/// Starts a throw-away server that serves TLS only, with a certificate made for it.
+pub fn start_tls(kind: StoreKind) -> LocalServer {
+    let installation = server::find(kind).unwrap_or_else(|| {
+        panic!("no {kind} server is installed: run 'provisioning/install.sh {kind}' (these tests do not skip)")
+    });
+    server::start(
+        kind,
+        &installation,
+        Durability::Relaxed,
+        &server::DataDirs::temporary(),
+        true,
+    )
+    .unwrap_or_else(|e| panic!("starting a local {kind} server with TLS: {e:#}"))
 }
 
 /// Connects to `url` the way the runner does.

@@ -144,6 +144,25 @@ pub struct MongoStore {
     pool_batch: Collection<BenchDoc>,
     /// The YCSB table's collection, once it is in use.
     ycsb: Option<ycsb::Table>,
+    /// The TLS the URL asked for (`tls=true`, `tlsCAFile`, `tlsInsecure`...).
+    tls: Option<crate::store::tls::Tls>,
+}
+
+/// The driver's TLS options in dbcompare's terms, for the report.
+fn tls_of(options: &ClientOptions) -> Option<crate::store::tls::Tls> {
+    use crate::store::tls::{Tls, Verify};
+    let Some(mongodb::options::Tls::Enabled(tls)) = &options.tls else {
+        return None;
+    };
+    let verify = if tls.allow_invalid_certificates == Some(true) {
+        Verify::Nothing
+    } else {
+        Verify::Full
+    };
+    Some(Tls {
+        verify,
+        ca: tls.ca_file_path.clone(),
+    })
 }
 
 fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
@@ -200,6 +219,7 @@ impl Adapter for MongoStore {
     async fn connect(spec: &ConnectSpec) -> Result<Self> {
         let url = spec.server_url(StoreKind::Mongodb)?;
         let mut options = ClientOptions::parse(url.expose()).await?;
+        let tls = tls_of(&options);
         options.connect_timeout = Some(spec.connect_timeout);
         options.server_selection_timeout = Some(spec.connect_timeout);
         options.app_name = Some("dbcompare".to_string());
@@ -242,6 +262,7 @@ impl Adapter for MongoStore {
                 Some(set) => format!("{kind} {set}"),
                 None => kind.to_string(),
             },
+            tls,
         })
     }
 }
@@ -264,6 +285,12 @@ impl Store for MongoStore {
             (
                 "write_concern".to_string(),
                 format!("w:1, j:{}", wc.journal.unwrap_or(false)),
+            ),
+            (
+                "tls".to_string(),
+                self.tls
+                    .as_ref()
+                    .map_or_else(|| "off".to_string(), crate::store::tls::Tls::describe),
             ),
         ]);
         let status = self.optional_command(doc! { "serverStatus": 1 }).await?;

@@ -11,6 +11,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Opts, OptsBuilder, Row, Statement, TxOpts, Value};
 
 use crate::catalog::{StoreInfo, StoreKind};
+use crate::store::tls::{self, Verify};
 use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
 use crate::workload::record::{Data, Record};
 
@@ -56,7 +57,7 @@ pub(super) const STATEMENT_CACHE: usize = 256;
 /// the native tools use, which would skew every comparison. A URL that asks for the
 /// socket (`?socket=PATH` or `?prefer_socket=true`) gets it; the report says which it was.
 fn tcp_as_named(raw: &str) -> Result<Opts> {
-    let opts = Opts::from_url(raw)?;
+    let opts = options(raw)?;
     let asks = url::Url::parse(raw)?
         .query_pairs()
         .any(|(key, _)| key == "prefer_socket" || key == "socket");
@@ -66,6 +67,37 @@ fn tcp_as_named(raw: &str) -> Result<Opts> {
         builder.into()
     } else {
         builder.prefer_socket(false).into()
+    })
+}
+
+/// The driver's options for `raw`, with dbcompare's `ssl_ca=FILE` (the mysql client's
+/// `--ssl-ca`: trust only the CA in FILE), which the driver's URL lacks.
+fn options(raw: &str) -> Result<Opts> {
+    let (raw, [ca]) = tls::take_query(raw, ["ssl_ca"])?;
+    let opts = Opts::from_url(&raw)?;
+    let Some(ca) = ca else {
+        return Ok(opts);
+    };
+    let Some(ssl) = opts.ssl_opts().cloned() else {
+        bail!("ssl_ca is given without require_ssl=true");
+    };
+    tls::certificates(std::path::Path::new(&ca))?;
+    let ssl = ssl
+        .with_root_certs(vec![std::path::PathBuf::from(ca).into()])
+        .with_disable_built_in_roots(true);
+    Ok(OptsBuilder::from_opts(opts).ssl_opts(ssl).into())
+}
+
+/// How much of the server's certificate the options verify, when they use TLS.
+fn verified(opts: &Opts) -> Option<Verify> {
+    opts.ssl_opts().map(|ssl| {
+        if ssl.accept_invalid_certs() {
+            Verify::Nothing
+        } else if ssl.skip_domain_validation() {
+            Verify::Chain
+        } else {
+            Verify::Full
+        }
     })
 }
 
@@ -83,6 +115,8 @@ pub struct MysqlStore {
     /// A local server's data directory, measured beside information_schema.
     data_dir: Option<PathBuf>,
     database: String,
+    /// What the client verified, when the connection uses TLS.
+    tls: Option<Verify>,
 }
 
 /// A server value as text, for settings read back.
@@ -104,6 +138,25 @@ impl MysqlStore {
             find: self.conn.prep(FIND).await?,
         });
         Ok(())
+    }
+
+    /// The TLS this connection uses, as the server reports it, with what the client verified.
+    async fn tls_in_use(&mut self) -> Result<String> {
+        let rows: Vec<(String, String)> = self
+            .conn
+            .query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")
+            .await?;
+        let value = |name: &str| {
+            rows.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let (version, cipher) = (value("Ssl_version"), value("Ssl_cipher"));
+        Ok(match self.tls {
+            Some(verify) if !version.is_empty() => format!("{version} {cipher}, {}", verify.name()),
+            _ => "off".to_string(),
+        })
     }
 
     async fn variables(&mut self, names: &[&str]) -> Result<BTreeMap<String, String>> {
@@ -157,7 +210,7 @@ fn decode(row: Row) -> Result<Record> {
 impl Adapter for MysqlStore {
     /// Checks a URL the way the driver will read it; it must name a database.
     fn check_url(raw: &str) -> Result<()> {
-        let opts = Opts::from_url(raw)?;
+        let opts = options(raw)?;
         if opts.db_name().is_none_or(str::is_empty) {
             bail!("the URL must name a database (mysql://user@host:3306/dbname)");
         }
@@ -168,6 +221,9 @@ impl Adapter for MysqlStore {
         let url = spec.server_url(StoreKind::Mysql)?;
         let opts = tcp_as_named(url.expose())?;
         let database = opts.db_name().unwrap_or_default().to_string();
+        let tls = verified(&opts);
+        // The driver builds its TLS configuration with the process's provider.
+        tls::provider();
         let conn = Conn::new(opts).await?;
         Ok(MysqlStore {
             conn,
@@ -176,6 +232,7 @@ impl Adapter for MysqlStore {
             ycsb: None,
             data_dir: spec.data_dir.clone(),
             database,
+            tls,
         })
     }
 }
@@ -210,6 +267,7 @@ impl Store for MysqlStore {
             _ => "Unix socket",
         };
         settings.insert("transport".to_string(), transport.to_string());
+        settings.insert("tls".to_string(), self.tls_in_use().await?);
         let binlog_off = matches!(settings["log_bin"].as_str(), "0" | "OFF");
         let durable = settings["innodb_flush_log_at_trx_commit"] == "1"
             && (binlog_off || settings["sync_binlog"] == "1");

@@ -9,8 +9,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use tokio::sync::watch;
+use tokio_postgres::tls::{MakeTlsConnect, TlsConnect};
 use tokio_postgres::types::Json;
-use tokio_postgres::{Client, NoTls, Statement};
+use tokio_postgres::{Client, Config, NoTls, Socket, Statement};
 
 use crate::catalog::{Durability, StoreInfo, StoreKind};
 use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
@@ -18,6 +19,7 @@ use crate::workload::record::{Data, Record};
 
 mod driver;
 mod pool;
+pub mod tls;
 mod ycsb;
 
 const SCHEMA: &str = "
@@ -63,6 +65,29 @@ pub struct PostgresStore {
     /// due to administrator command`): the driver gives the request only "connection
     /// closed", and its connection task the server's message.
     ended: watch::Receiver<Option<String>>,
+    /// The TLS the URL asked for.
+    tls: Option<crate::store::tls::Tls>,
+}
+
+/// A connection task: the driver's connection, driven on this event loop.
+type Task = (tokio::task::JoinHandle<()>, watch::Receiver<Option<String>>);
+
+/// Connects with `tls`, and spawns the connection's task, which keeps why it ended.
+async fn open<T>(config: &Config, tls: T) -> Result<(Client, Task)>
+where
+    T: MakeTlsConnect<Socket>,
+    T::Stream: Send + 'static,
+    <T::TlsConnect as TlsConnect<Socket>>::Future: Send,
+{
+    let (client, connection) = config.connect(tls).await?;
+    let (why, ended) = watch::channel(None);
+    let task = tokio::spawn(async move {
+        if let Err(e) = connection.await {
+            // The next request fails with "connection closed"; this says why.
+            let _ = why.send(Some(format!("{:#}", anyhow::Error::new(e))));
+        }
+    });
+    Ok((client, (task, ended)))
 }
 
 /// A driver error, with the server's reason when the server ended the connection (waiting
@@ -89,6 +114,33 @@ impl PostgresStore {
             .query_one(&format!("SHOW {setting}"), &[])
             .await?;
         Ok(row.get(0))
+    }
+
+    /// The TLS this connection uses, as the server reports it (pg_stat_ssl), with what the
+    /// client verified.
+    async fn tls_in_use(&self) -> String {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .await;
+        let verified = self.tls.as_ref().map(|t| t.verify.name());
+        match (row, verified) {
+            (Ok(Some(r)), Some(verified)) if r.get::<_, bool>(0) => {
+                let (version, cipher): (Option<String>, Option<String>) = (r.get(1), r.get(2));
+                format!(
+                    "{} {}, {verified}",
+                    version.unwrap_or_default(),
+                    cipher.unwrap_or_default()
+                )
+            }
+            (Ok(Some(_)), _) => "off".to_string(),
+            // A server without pg_stat_ssl (another PostgreSQL-protocol server).
+            (_, Some(verified)) => format!("TLS, {verified}"),
+            (_, None) => "off".to_string(),
+        }
     }
 
     /// Prepares the record statements (after a reset; on first use on other connections).
@@ -118,22 +170,27 @@ pub fn server_name(server_version: &str, full: &str) -> String {
 impl Adapter for PostgresStore {
     /// Checks a URL the way the driver will read it.
     fn check_url(raw: &str) -> Result<()> {
-        tokio_postgres::Config::from_str(raw)?;
+        Config::from_str(&tls::split(raw)?.url)?;
         Ok(())
     }
 
     async fn connect(spec: &ConnectSpec) -> Result<Self> {
         let url = spec.server_url(StoreKind::Postgres)?;
-        let mut config = tokio_postgres::Config::from_str(url.expose())?;
+        let split = tls::split(url.expose())?;
+        let mut config = Config::from_str(&split.url)?;
         config.connect_timeout(spec.connect_timeout);
-        let (client, connection) = config.connect(NoTls).await?;
-        let (why, ended) = watch::channel(None);
-        let connection = tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                // The next request fails with "connection closed"; this says why.
-                let _ = why.send(Some(format!("{:#}", anyhow::Error::new(e))));
+        let (client, (connection, ended)) = match &split.tls {
+            None => open(&config, NoTls).await?,
+            Some(tls) => {
+                config.ssl_mode(if split.optional {
+                    tokio_postgres::config::SslMode::Prefer
+                } else {
+                    tokio_postgres::config::SslMode::Require
+                });
+                let connector = tokio_postgres_rustls::MakeRustlsConnect::new(tls.client_config()?);
+                open(&config, connector).await?
             }
-        });
+        };
         // Set per session, so it holds for a --url server too; SHOW reads it back.
         let commit = match spec.durability {
             Durability::Durable => "on",
@@ -151,6 +208,7 @@ impl Adapter for PostgresStore {
             data_dir: spec.data_dir.clone(),
             connection,
             ended,
+            tls: split.tls,
         })
     }
 }
@@ -181,6 +239,7 @@ impl Store for PostgresStore {
             .get(0);
         let transport = if tcp { "TCP" } else { "Unix socket" };
         settings.insert("transport".to_string(), transport.to_string());
+        settings.insert("tls".to_string(), self.tls_in_use().await);
         let durable = settings["fsync"] == "on" && settings["synchronous_commit"] != "off";
         let plan = self
             .client

@@ -13,6 +13,7 @@ use redis::AsyncConnectionConfig;
 use redis::aio::MultiplexedConnection;
 
 use crate::catalog::{StoreInfo, StoreKind};
+use crate::store::tls::{self, Tls, Verify};
 use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
 use crate::workload::record::{Data, Record};
 
@@ -79,6 +80,8 @@ pub struct RedisStore {
     driver_keys: bool,
     /// The YCSB table's keys, once it is in use.
     ycsb: Option<ycsb::Keys>,
+    /// The TLS the URL asked for.
+    tls: Option<Tls>,
 }
 
 impl RedisStore {
@@ -148,6 +151,7 @@ impl RedisStore {
 impl Adapter for RedisStore {
     /// Checks a URL the way the driver will read it.
     fn check_url(raw: &str) -> Result<()> {
+        let (raw, _) = tls::take_query(raw, ["cacert"])?;
         redis::Client::open(raw)?;
         Ok(())
     }
@@ -156,9 +160,30 @@ impl Adapter for RedisStore {
         let url = spec.server_url(StoreKind::Redis)?;
         // TCP_NODELAY, as the other stores' drivers and redis-benchmark set it (this
         // driver's default leaves Nagle's algorithm on).
-        let info = redis::IntoConnectionInfo::into_connection_info(url.expose())?;
+        // dbcompare's `cacert=FILE` (redis-cli's `--cacert`): the CA to verify the server
+        // with, which the driver's URL lacks.
+        let (raw, [ca]) = tls::take_query(url.expose(), ["cacert"])?;
+        let tls = tls_of(&raw, ca.as_deref())?;
+        let info = redis::IntoConnectionInfo::into_connection_info(raw.as_str())?;
         let tcp = info.tcp_settings().clone().set_nodelay(true);
-        let client = redis::Client::open(info.set_tcp_settings(tcp))?;
+        let info = info.set_tcp_settings(tcp);
+        // The driver builds its TLS configuration with the process's provider.
+        tls::provider();
+        let client = match &tls {
+            Some(Tls { ca: Some(ca), .. }) => {
+                let root_cert = std::fs::read(ca)
+                    .with_context(|| format!("reading the CA file {}", ca.display()))?;
+                tls::certificates(ca)?;
+                redis::Client::build_with_tls(
+                    info,
+                    redis::TlsCertificates {
+                        client_tls: None,
+                        root_cert: Some(root_cert),
+                    },
+                )?
+            }
+            _ => redis::Client::open(info)?,
+        };
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(Some(spec.connect_timeout))
             // No timer per command (the driver's default arms one on every request): it cost
@@ -174,8 +199,29 @@ impl Adapter for RedisStore {
             driver_keys: false,
             ycsb: None,
             data_dir: spec.data_dir.clone(),
+            tls,
         })
     }
+}
+
+/// The TLS a Redis URL asks for: `rediss://`, verified unless `#insecure`.
+fn tls_of(raw: &str, ca: Option<&str>) -> Result<Option<Tls>> {
+    let url = url::Url::parse(raw)?;
+    if url.scheme() != "rediss" {
+        if ca.is_some() {
+            bail!("cacert is given for a plain redis:// URL: use rediss://");
+        }
+        return Ok(None);
+    }
+    let verify = if url.fragment() == Some("insecure") {
+        Verify::Nothing
+    } else {
+        Verify::Full
+    };
+    Ok(Some(Tls {
+        verify,
+        ca: ca.map(std::path::PathBuf::from),
+    }))
 }
 
 impl Store for RedisStore {
@@ -193,6 +239,11 @@ impl Store for RedisStore {
             let value = self.config(name).await?;
             settings.insert(name.to_string(), value);
         }
+        let tls = self
+            .tls
+            .as_ref()
+            .map_or_else(|| "off".to_string(), Tls::describe);
+        settings.insert("tls".to_string(), tls);
         let durable = settings["appendonly"] == "yes" && settings["appendfsync"] == "always";
         Ok(StoreInfo {
             version,
