@@ -62,6 +62,17 @@ pub struct ServerFacts {
     /// How dbcompare starts a throw-away local server of it, or `None` when it starts none
     /// (the store then runs only with a URL).
     pub launcher: Option<Launcher>,
+    /// Whether its URL may name several hosts (`h1:27017,h2:27017`): a replica set, a
+    /// cluster's seeds or fail-over hosts, which its driver discovers or tries in order.
+    pub hosts: Hosts,
+}
+
+/// How many hosts a store's URL may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hosts {
+    /// One; why not more (for the refusal).
+    One(&'static str),
+    Several,
 }
 
 /// The throw-away local servers dbcompare can start (one launcher each in `server/`).
@@ -158,12 +169,14 @@ impl StoreKind {
             default_port: u16,
             url_example: &'static str,
             launcher: Option<Launcher>,
+            hosts: Hosts,
         ) -> Access {
             Access::Server(ServerFacts {
                 schemes,
                 default_port,
                 url_example,
                 launcher,
+                hosts,
             })
         }
         let (name, access) = match self {
@@ -175,6 +188,8 @@ impl StoreKind {
                     5432,
                     "postgres://user:pass@host:5432/db",
                     Some(Launcher::Postgres),
+                    // tokio-postgres tries them in order (libpq's fail-over list).
+                    Hosts::Several,
                 ),
             ),
             StoreKind::Mysql => (
@@ -184,6 +199,7 @@ impl StoreKind {
                     3306,
                     "mysql://user:pass@host:3306/db",
                     Some(Launcher::Mysql),
+                    Hosts::One("mysql_async connects to one host"),
                 ),
             ),
             StoreKind::Mongodb => (
@@ -193,6 +209,7 @@ impl StoreKind {
                     27017,
                     "mongodb://host:27017/dbcompare",
                     None,
+                    Hosts::Several,
                 ),
             ),
             StoreKind::Redis => (
@@ -202,6 +219,7 @@ impl StoreKind {
                     6379,
                     "redis://host:6379/0",
                     Some(Launcher::Redis),
+                    Hosts::One("a Redis URL names one server (Redis Cluster is not supported yet)"),
                 ),
             ),
             StoreKind::Aerospike => (
@@ -211,6 +229,7 @@ impl StoreKind {
                     3000,
                     "aerospike://host:3000/namespace",
                     None,
+                    Hosts::Several,
                 ),
             ),
             StoreKind::Couchbase => (
@@ -220,6 +239,7 @@ impl StoreKind {
                     11210,
                     "couchbase://user:pass@host/bucket",
                     None,
+                    Hosts::Several,
                 ),
             ),
         };

@@ -285,17 +285,24 @@ pub fn start(
         Launcher::Mysql => mysql::launch(installation, &launch),
         Launcher::Redis => redis::launch(installation, &launch),
     };
-    let process = launched.with_context(|| {
-        format!(
-            "starting a local {kind} server ({}){}",
-            installation.server.display(),
-            log_tail(&dir)
-        )
-    })?;
+    // A log may quote the statement that set the password.
+    let secret = [server.password.clone()];
+    let hide =
+        |e: anyhow::Error| anyhow::anyhow!(crate::store::url::scrub(&format!("{e:#}"), &secret));
+    let process = launched
+        .with_context(|| {
+            format!(
+                "starting a local {kind} server ({}){}",
+                installation.server.display(),
+                log_tail(&dir)
+            )
+        })
+        .map_err(hide)?;
     server.register(process);
     if let Some(Process::Child(child)) = &mut server.process {
-        wait_until_listening(child, port, &dir)
-            .with_context(|| format!("starting a local {kind} server"))?;
+        let listening = wait_until_listening(child, port, &dir)
+            .with_context(|| format!("starting a local {kind} server"));
+        listening.map_err(hide)?;
     }
     server.start_time = started.elapsed();
     Ok(server)

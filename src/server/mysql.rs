@@ -42,7 +42,21 @@ pub fn find() -> Option<Installation> {
 /// every account TCP can reach (the socket stays in a directory only this user enters).
 fn start_sql(password: &str) -> String {
     let mut sql = String::from("CREATE DATABASE IF NOT EXISTS dbcompare;\n");
-    for host in ["localhost", "127.0.0.1", "::1", "%"] {
+    // The installer also makes root@<this machine's name>, which skip-name-resolve makes
+    // unreachable: it gets the password all the same.
+    let machine = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let machine = machine
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+        .then_some(machine)
+        .filter(|m| !m.is_empty());
+    for host in ["localhost", "127.0.0.1", "::1", "%"]
+        .into_iter()
+        .chain(machine.as_deref())
+    {
         sql.push_str(&format!(
             "ALTER USER IF EXISTS 'root'@'{host}' IDENTIFIED BY '{password}';\n"
         ));

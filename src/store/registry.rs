@@ -49,7 +49,12 @@ impl StoreKind {
 /// store's driver will read it; the error never shows the password.
 pub fn parse_url(kind: StoreKind, raw: &str) -> Result<StoreUrl, UsageError> {
     let url = StoreUrl::parse(kind, raw)?;
-    check_url(kind, raw).map_err(|e| bad_url(kind, format!("{}: {e}", url.masked())))?;
+    check_url(kind, raw).map_err(|e| {
+        // A driver's parser may quote the URL it refused.
+        let secrets: Vec<String> = url.password().into_iter().map(str::to_string).collect();
+        let why = crate::store::url::scrub(&format!("{e:#}"), &secrets);
+        bad_url(kind, format!("{}: {why}", url.masked()))
+    })?;
     Ok(url)
 }
 

@@ -46,8 +46,21 @@ pub struct Tls {
 }
 
 impl Tls {
-    /// The rustls configuration, its roots loaded.
+    /// The rustls configuration, its roots loaded once per process and setting: a
+    /// reconnect (`--retries`, the pool suite) pays the handshake, not a reading of the
+    /// system's roots.
     pub fn client_config(&self) -> Result<ClientConfig> {
+        static MADE: std::sync::Mutex<Vec<(Tls, ClientConfig)>> = std::sync::Mutex::new(Vec::new());
+        let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, config)) = made.iter().find(|(t, _)| t == self) {
+            return Ok(config.clone());
+        }
+        let config = self.make_config()?;
+        made.push((self.clone(), config.clone()));
+        Ok(config)
+    }
+
+    fn make_config(&self) -> Result<ClientConfig> {
         let provider = provider();
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
@@ -110,32 +123,48 @@ impl Tls {
 }
 
 /// `raw` without the query parameters `names`, and their values (the last of each), for
-/// settings dbcompare reads that the driver's own URL parser would refuse.
+/// settings dbcompare reads that the driver's own URL parser would refuse. Works on the
+/// text, so that a URL naming several hosts (which no URL parser takes) keeps them, and the
+/// rest of the URL is left as it was written.
 pub fn take_query<const N: usize>(
     raw: &str,
     names: [&str; N],
 ) -> Result<(String, [Option<String>; N])> {
-    let mut url = ::url::Url::parse(raw)?;
     let mut taken: [Option<String>; N] = std::array::from_fn(|_| None);
-    let kept: Vec<(String, String)> = url
-        .query_pairs()
-        .filter_map(|(k, v)| match names.iter().position(|n| *n == k) {
+    let (before_fragment, fragment) = match raw.find('#') {
+        Some(i) => raw.split_at(i),
+        None => (raw, ""),
+    };
+    let Some((base, query)) = before_fragment.split_once('?') else {
+        return Ok((raw.to_string(), taken));
+    };
+    let mut kept = Vec::new();
+    for pair in query.split('&') {
+        // Only `%XX` is decoded: libpq reads a `+` as itself, and so does a file path.
+        let decode = |s: &str| {
+            percent_encoding::percent_decode_str(s)
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        let key = pair.split('=').next().unwrap_or_default();
+        match names.iter().position(|n| *n == decode(key)) {
             Some(i) => {
-                taken[i] = Some(v.into_owned());
-                None
+                let value = pair.split_once('=').map_or("", |(_, v)| v);
+                taken[i] = Some(decode(value));
             }
-            None => Some((k.into_owned(), v.into_owned())),
-        })
-        .collect();
+            // Kept as written, byte for byte.
+            None => kept.push(pair),
+        }
+    }
     if taken.iter().all(Option::is_none) {
         return Ok((raw.to_string(), taken));
     }
-    if kept.is_empty() {
-        url.set_query(None);
+    let query = if kept.is_empty() {
+        String::new()
     } else {
-        url.query_pairs_mut().clear().extend_pairs(kept);
-    }
-    Ok((url.into(), taken))
+        format!("?{}", kept.join("&"))
+    };
+    Ok((format!("{base}{query}{fragment}"), taken))
 }
 
 /// The certificates in a PEM file.
@@ -150,8 +179,9 @@ pub fn certificates(file: &Path) -> Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
-/// The one crypto provider every TLS connection uses, also the process default, so that
-/// drivers building their own configuration (MongoDB's) find one.
+/// The one crypto provider every TLS connection uses, also the process default: MySQL's and
+/// Redis's drivers build their configurations with the default, and rustls has none when
+/// two providers are compiled in (as here, through other crates).
 pub fn provider() -> Arc<CryptoProvider> {
     static PROVIDER: std::sync::OnceLock<Arc<CryptoProvider>> = std::sync::OnceLock::new();
     PROVIDER

@@ -2,7 +2,7 @@
 //! passwords in every URL that is shown. The store's driver checks the rest of a URL (see
 //! `registry::parse_url`).
 
-use crate::catalog::StoreKind;
+use crate::catalog::{Hosts, StoreKind};
 use crate::error::UsageError;
 
 /// A server URL given for a store, checked against that store's schemes.
@@ -10,8 +10,8 @@ use crate::error::UsageError;
 pub struct StoreUrl {
     raw: String,
     masked: String,
-    host: String,
-    port: u16,
+    /// Every host the URL names, as `host:port` (the default port filled in).
+    hosts: Vec<String>,
     password: Option<String>,
 }
 
@@ -34,7 +34,9 @@ impl StoreUrl {
         let Some(server) = kind.server() else {
             return Err(bad(format!("{kind} is embedded and takes no URL")));
         };
-        let url = ::url::Url::parse(raw).map_err(|e| bad(format!("not a valid URL ({e})")))?;
+        let list = HostList::of(raw);
+        let url =
+            ::url::Url::parse(&list.first).map_err(|e| bad(format!("not a valid URL ({e})")))?;
         let mut masked_url = url.clone();
         if url.password().is_some() {
             let _ = masked_url.set_password(Some("***"));
@@ -56,11 +58,34 @@ impl StoreUrl {
             .filter(|h| !h.is_empty())
             .ok_or_else(|| bad(format!("{masked}: no host")))?
             .to_string();
+        let mut hosts = vec![format!(
+            "{host}:{}",
+            url.port().unwrap_or(server.default_port)
+        )];
+        let masked = if list.hosts.len() > 1 {
+            let masked = mask_userinfo(raw);
+            if let Hosts::One(why) = server.hosts {
+                return Err(bad(format!("{masked}: several hosts, but {why}")));
+            }
+            for other in &list.hosts[1..] {
+                let one = ::url::Url::parse(&format!("{}://{other}", url.scheme()))
+                    .ok()
+                    .filter(|u| u.host_str().is_some_and(|h| !h.is_empty()))
+                    .ok_or_else(|| bad(format!("{masked}: '{other}' is not a host[:port]")))?;
+                let host = one.host_str().unwrap_or_default();
+                hosts.push(format!(
+                    "{host}:{}",
+                    one.port().unwrap_or(server.default_port)
+                ));
+            }
+            masked
+        } else {
+            masked
+        };
         Ok(StoreUrl {
             raw: raw.to_string(),
             masked,
-            host,
-            port: url.port().unwrap_or(server.default_port),
+            hosts,
             password: url.password().map(str::to_string).filter(|p| !p.is_empty()),
         })
     }
@@ -75,14 +100,50 @@ impl StoreUrl {
         &self.masked
     }
 
-    /// `host:port`, for messages.
+    /// `host:port`, for messages (`h1:p1,h2:p2` for several hosts).
     pub fn address(&self) -> String {
-        format!("{}:{}", self.host, self.port)
+        self.hosts.join(",")
+    }
+
+    /// Every host the URL names, as `host:port`.
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
     }
 
     /// The password, so that reports can be scrubbed of it.
     pub fn password(&self) -> Option<&str> {
         self.password.as_deref()
+    }
+}
+
+/// The host list of a URL (`scheme://user:pass@h1:1,h2:2/path?query`), which a URL parser
+/// refuses: the URL with only its first host, for the parts every host shares, and every
+/// host as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostList {
+    pub first: String,
+    pub hosts: Vec<String>,
+}
+
+impl HostList {
+    pub fn of(raw: &str) -> HostList {
+        let Some((scheme, after)) = raw.split_once("://") else {
+            return HostList {
+                first: raw.to_string(),
+                hosts: Vec::new(),
+            };
+        };
+        let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+        let (authority, rest) = after.split_at(end);
+        let (userinfo, list) = match authority.rfind('@') {
+            Some(at) => authority.split_at(at + 1),
+            None => ("", authority),
+        };
+        let hosts: Vec<String> = list.split(',').map(str::to_string).collect();
+        HostList {
+            first: format!("{scheme}://{userinfo}{}{rest}", hosts[0]),
+            hosts,
+        }
     }
 }
 
@@ -181,6 +242,54 @@ mod tests {
                 .unwrap()
                 .address(),
             "h:3306"
+        );
+    }
+
+    #[test]
+    fn several_hosts_are_named_where_the_driver_takes_them() {
+        let u = StoreUrl::parse(
+            StoreKind::Mongodb,
+            "mongodb://bob:s3cret@127.0.0.1:27999,127.0.0.1:27998,db3/dbcompare?replicaSet=rs0",
+        )
+        .unwrap();
+        assert_eq!(
+            u.masked(),
+            "mongodb://bob:***@127.0.0.1:27999,127.0.0.1:27998,db3/dbcompare?replicaSet=rs0"
+        );
+        assert_eq!(u.address(), "127.0.0.1:27999,127.0.0.1:27998,db3:27017");
+        assert_eq!(u.password(), Some("s3cret"));
+        let u =
+            StoreUrl::parse(StoreKind::Couchbase, "couchbase://u:pw@h1,h2:11210/bucket").unwrap();
+        assert_eq!(u.hosts(), ["h1:11210", "h2:11210"]);
+        assert!(StoreUrl::parse(StoreKind::Postgres, "postgres://u@[::1]:5,h2/db").is_ok());
+        for (kind, raw, why) in [
+            (
+                StoreKind::Mysql,
+                "mysql://root:pw@h1,h2/db",
+                "mysql_async connects to one host",
+            ),
+            (StoreKind::Redis, "redis://:pw@h1:1,h2:2/0", "Redis Cluster"),
+            (
+                StoreKind::Postgres,
+                "postgres://u:pw@h1,:5/db",
+                "':5' is not a host[:port]",
+            ),
+            (
+                StoreKind::Postgres,
+                "postgres://u:pw@h1,h2:x/db",
+                "'h2:x' is not a host[:port]",
+            ),
+        ] {
+            let e = StoreUrl::parse(kind, raw).unwrap_err().to_string();
+            assert!(e.contains(why), "{e}");
+            assert!(!e.contains("pw@"), "{e}");
+        }
+        assert_eq!(
+            HostList::of("redis://h/0"),
+            HostList {
+                first: "redis://h/0".into(),
+                hosts: vec!["h".into()]
+            }
         );
     }
 

@@ -53,11 +53,21 @@ pub struct Target {
 
 /// Reads an `aerospike://` URL.
 pub fn parse_url(raw: &str) -> Result<Target> {
-    let url = url::Url::parse(raw)?;
-    let host = url
-        .host_str()
+    // Several seed hosts (`aerospike://h1:3000,h2:3000/ns`): the client takes them as a
+    // comma list and discovers the rest of the cluster from them.
+    let list = crate::store::url::HostList::of(raw);
+    let url = url::Url::parse(&list.first)?;
+    url.host_str()
         .filter(|h| !h.is_empty())
         .context("no host")?;
+    let hosts: Vec<String> = list
+        .hosts
+        .iter()
+        .map(|h| match h.rsplit_once(':') {
+            Some((_, port)) if port.parse::<u16>().is_ok() => h.clone(),
+            _ => format!("{h}:3000"),
+        })
+        .collect();
     let namespace = url.path().trim_matches('/');
     if namespace.is_empty() || namespace.contains('/') {
         bail!("the URL must name one namespace: aerospike://host:3000/namespace");
@@ -73,7 +83,7 @@ pub fn parse_url(raw: &str) -> Result<Target> {
         )
     });
     Ok(Target {
-        host: format!("{host}:{}", url.port().unwrap_or(3000)),
+        host: hosts.join(","),
         namespace: namespace.to_string(),
         set,
         user,
@@ -299,6 +309,17 @@ impl Store for AerospikeStore {
         }
         settings.insert("namespace".to_string(), self.target.namespace.clone());
         settings.insert("set".to_string(), self.target.set.clone());
+        // The cluster the client discovered from its seed hosts.
+        let nodes: Vec<String> = self
+            .client
+            .nodes()
+            .iter()
+            .map(|n| format!("{} at {}", n.name(), n.address()))
+            .collect();
+        settings.insert(
+            "nodes".to_string(),
+            format!("{}: {}", nodes.len(), nodes.join(", ")),
+        );
         let durable = ns
             .get("storage-engine.commit-to-device")
             .map(String::as_str)
@@ -405,6 +426,9 @@ mod tests {
         assert_eq!(t.namespace, "test2");
         assert_eq!(t.set, "things");
         assert_eq!(t.user, Some(("bob".to_string(), "p@ss".to_string())));
+        let t = parse_url("aerospike://bob:pw@db1:3001,db2,[::1]/test2").unwrap();
+        assert_eq!(t.host, "db1:3001,db2:3000,[::1]:3000", "seed hosts");
+        assert_eq!(t.namespace, "test2");
         let t = parse_url("aerospike://127.0.0.1:4000/ns").unwrap();
         assert_eq!(
             (t.host.as_str(), t.set.as_str(), t.user),

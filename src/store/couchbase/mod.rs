@@ -60,7 +60,10 @@ pub struct Target {
 
 /// Reads a `couchbase://` URL.
 pub fn parse_url(raw: &str) -> Result<Target> {
-    let url = url::Url::parse(raw)?;
+    // Several seed hosts (`couchbase://h1,h2/bucket`): the SDK's connection string takes
+    // them as they are; the management API is asked on the first.
+    let list = crate::store::url::HostList::of(raw);
+    let url = url::Url::parse(&list.first)?;
     let host = url
         .host_str()
         .filter(|h| !h.is_empty())
@@ -78,6 +81,7 @@ pub fn parse_url(raw: &str) -> Result<Target> {
     }
     let tls = url.scheme() == "couchbases";
     let connection = match url.port() {
+        _ if list.hosts.len() > 1 => format!("{}://{}", url.scheme(), list.hosts.join(",")),
         Some(port) => format!("{}://{host}:{port}", url.scheme()),
         None => format!("{}://{host}", url.scheme()),
     };
@@ -440,6 +444,13 @@ mod tests {
         assert_eq!(t.connection, "couchbases://db2:11207");
         assert_eq!(t.management, "https://db2:18091");
         assert_eq!(keyspace(&t), "`b`.`s`.`c`");
+        let t = parse_url("couchbase://u:p@127.0.0.1:43599,127.0.0.1:39497/bucket").unwrap();
+        assert_eq!(
+            t.connection, "couchbase://127.0.0.1:43599,127.0.0.1:39497",
+            "seeds"
+        );
+        assert_eq!(t.management, "http://127.0.0.1:8091", "asked on the first");
+        assert_eq!(t.bucket, "bucket");
         assert!(parse_url("couchbase://u:p@db1").is_err());
         assert!(parse_url("couchbase://u:p@db1/b/s").is_err());
         assert!(

@@ -119,6 +119,21 @@ pub fn search_filter(unique_id: &str) -> Document {
 }
 
 /// How the server is deployed, from `hello`: transactions need a replica set or mongos.
+/// A replica set's members as the server's `hello` lists them, the primary marked.
+fn members(hello: &Document) -> Option<String> {
+    let hosts = hello.get_array("hosts").ok()?;
+    let primary = hello.get_str("primary").ok();
+    let listed: Vec<String> = hosts
+        .iter()
+        .filter_map(|h| h.as_str())
+        .map(|h| match primary {
+            Some(p) if p == h => format!("{h} (primary)"),
+            _ => h.to_string(),
+        })
+        .collect();
+    (!listed.is_empty()).then(|| listed.join(", "))
+}
+
 fn topology(hello: &Document) -> (&'static str, Option<String>) {
     if hello.get_str("msg") == Ok("isdbgrid") {
         ("sharded cluster", None)
@@ -137,6 +152,8 @@ pub struct MongoStore {
     /// A session when the server runs transactions (replica set or sharded cluster).
     session: Option<ClientSession>,
     topology: String,
+    /// A replica set's members, as the server listed them.
+    members: Option<String>,
     /// The driver suite's fixed documents, once written.
     driver_docs: Option<driver::DriverDocs>,
     /// The pool suite's collections, with the store's write concern.
@@ -209,10 +226,8 @@ async fn drop_or_empty<T: Send + Sync>(collection: &Collection<T>) -> Result<()>
 impl Adapter for MongoStore {
     /// Checks a URL the way the driver will read it (no DNS lookups for +srv here).
     fn check_url(raw: &str) -> Result<()> {
-        let parsed = url::Url::parse(raw)?;
-        if parsed.host_str().is_none_or(str::is_empty) {
-            bail!("no host");
-        }
+        // The driver's own parser: several hosts, replicaSet, tls and every other option.
+        mongodb::options::ConnectionString::parse(raw)?;
         Ok(())
     }
 
@@ -231,6 +246,7 @@ impl Adapter for MongoStore {
         let db = client.database(&database);
         let hello = db.run_command(doc! { "hello": 1 }).await?;
         let (kind, set) = topology(&hello);
+        let members = members(&hello);
         let transactions = match spec.options.mongodb_transactions {
             Transactions::Auto => kind != "standalone",
             Transactions::Always => true,
@@ -262,6 +278,7 @@ impl Adapter for MongoStore {
                 Some(set) => format!("{kind} {set}"),
                 None => kind.to_string(),
             },
+            members,
             tls,
         })
     }
@@ -293,6 +310,29 @@ impl Store for MongoStore {
                     .map_or_else(|| "off".to_string(), crate::store::tls::Tls::describe),
             ),
         ]);
+        if let Some(members) = &self.members {
+            settings.insert("members".to_string(), members.clone());
+        }
+        if self.topology == "sharded cluster"
+            && let Ok(Some(shards)) = self.optional_command(doc! { "listShards": 1 }).await
+        {
+            let hosts: Vec<String> = shards
+                .get_array("shards")
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_document())
+                        .map(|s| {
+                            format!(
+                                "{} {}",
+                                s.get_str("_id").unwrap_or("?"),
+                                s.get_str("host").unwrap_or("?")
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            settings.insert("shards".to_string(), hosts.join(", "));
+        }
         let status = self.optional_command(doc! { "serverStatus": 1 }).await?;
         if let Some(engine) = status
             .as_ref()
@@ -517,6 +557,11 @@ mod tests {
             ("replica set", Some("rs0".into()))
         );
         assert_eq!(topology(&doc! { "msg": "isdbgrid" }).0, "sharded cluster");
+        assert_eq!(
+            members(&doc! { "hosts": ["a:1", "b:2"], "primary": "b:2" }).as_deref(),
+            Some("a:1, b:2 (primary)")
+        );
+        assert_eq!(members(&doc! { "isWritablePrimary": true }), None);
     }
 
     #[test]

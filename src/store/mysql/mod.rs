@@ -75,6 +75,17 @@ fn tcp_as_named(raw: &str) -> Result<Opts> {
 fn options(raw: &str) -> Result<Opts> {
     let (raw, [ca]) = tls::take_query(raw, ["ssl_ca"])?;
     let opts = Opts::from_url(&raw)?;
+    if opts
+        .ssl_opts()
+        .is_some_and(|s| s.skip_domain_validation() && !s.accept_invalid_certs())
+    {
+        // The driver matches rustls's old error text, which rustls no longer gives: the
+        // host name would still be checked.
+        bail!(
+            "verify_identity=false does not take effect with this driver version: use the host \
+             name the certificate names, or verify_ca=false"
+        );
+    }
     let Some(ca) = ca else {
         return Ok(opts);
     };

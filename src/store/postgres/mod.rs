@@ -67,6 +67,8 @@ pub struct PostgresStore {
     ended: watch::Receiver<Option<String>>,
     /// The TLS the URL asked for.
     tls: Option<crate::store::tls::Tls>,
+    /// The hosts the URL names (tried in order; the report says which one answered).
+    hosts: Vec<String>,
 }
 
 /// A connection task: the driver's connection, driven on this event loop.
@@ -209,6 +211,7 @@ impl Adapter for PostgresStore {
             connection,
             ended,
             tls: split.tls,
+            hosts: url.hosts().to_vec(),
         })
     }
 }
@@ -240,6 +243,22 @@ impl Store for PostgresStore {
         let transport = if tcp { "TCP" } else { "Unix socket" };
         settings.insert("transport".to_string(), transport.to_string());
         settings.insert("tls".to_string(), self.tls_in_use().await);
+        if self.hosts.len() > 1 {
+            let row = self
+                .client
+                .query_one("SELECT host(inet_server_addr()), inet_server_port()", &[])
+                .await?;
+            let (addr, port): (Option<String>, Option<i32>) = (row.get(0), row.get(1));
+            settings.insert(
+                "hosts".to_string(),
+                format!(
+                    "{} (answered: {}:{})",
+                    self.hosts.join(", "),
+                    addr.unwrap_or_default(),
+                    port.unwrap_or_default()
+                ),
+            );
+        }
         let durable = settings["fsync"] == "on" && settings["synchronous_commit"] != "off";
         let plan = self
             .client

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use crate::store::tls::{Tls, Verify, take_query};
 
 /// A URL with its TLS settings taken out: what the driver parses, and the TLS to use.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub struct Split {
     pub url: String,
     /// None: no TLS (no `sslmode`, or `disable`).
@@ -18,11 +18,26 @@ pub struct Split {
     pub optional: bool,
 }
 
+impl std::fmt::Debug for Split {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL holds the password.
+        f.debug_struct("Split")
+            .field("url", &crate::store::url::mask_userinfo(&self.url))
+            .field("tls", &self.tls)
+            .field("optional", &self.optional)
+            .finish()
+    }
+}
+
 /// Splits the TLS settings off `raw`. Unlike libpq, dbcompare uses TLS only when the URL
 /// asks for it: a benchmark's transport is stated, never negotiated behind its back.
 pub fn split(raw: &str) -> Result<Split> {
     let (url, [mode, root]) = take_query(raw, ["sslmode", "sslrootcert"])?;
-    // libpq: with a root certificate, `require` verifies the chain.
+    // libpq 16: the system's roots only with full verification.
+    if root.as_deref() == Some("system") && mode.as_deref() != Some("verify-full") {
+        bail!("sslrootcert=system needs sslmode=verify-full");
+    }
+    // libpq: with a root certificate, `prefer` and `require` verify the chain.
     let ca = root.filter(|r| r != "system").map(PathBuf::from);
     let (verify, optional) = match mode.as_deref() {
         None | Some("disable") => {
@@ -35,7 +50,12 @@ pub fn split(raw: &str) -> Result<Split> {
                 optional: false,
             });
         }
+        Some("prefer") if ca.is_some() => (Verify::Chain, true),
         Some("prefer") => (Verify::Nothing, true),
+        Some("allow") => bail!(
+            "sslmode=allow (plain first, TLS if the server insists) is not supported by the \
+             driver: use disable, prefer or require"
+        ),
         Some("require") if ca.is_some() => (Verify::Chain, false),
         Some("require") => (Verify::Nothing, false),
         Some("verify-ca") => (Verify::Chain, false),
@@ -74,8 +94,27 @@ mod tests {
         assert_eq!(s.tls.unwrap().verify, Verify::Nothing);
         let s = split("postgres://u@h/db?sslmode=require&sslrootcert=/ca.pem").unwrap();
         assert_eq!(s.tls.unwrap().verify, Verify::Chain, "libpq's rule");
-        let s = split("postgres://u@h/db?sslmode=verify-ca&sslrootcert=system").unwrap();
+        let s = split("postgres://u@h/db?sslmode=verify-full&sslrootcert=system").unwrap();
         assert_eq!(s.tls.unwrap().ca, None);
+        assert!(split("postgres://u@h/db?sslmode=require&sslrootcert=system").is_err());
+        let s = split("postgres://u@h/db?sslmode=prefer&sslrootcert=/ca.pem").unwrap();
+        assert_eq!(
+            (s.tls.unwrap().verify, s.optional),
+            (Verify::Chain, true),
+            "libpq's rule"
+        );
+        assert!(split("postgres://u@h/db?sslmode=allow").is_err());
+        // The rest of the query as written: libpq reads `+` as itself.
+        let s = split("postgres://u@h/db?options=-c%20a%3D1&sslmode=require&application_name=a+b")
+            .unwrap();
+        assert_eq!(
+            s.url,
+            "postgres://u@h/db?options=-c%20a%3D1&application_name=a+b"
+        );
+        let s =
+            split("postgres://u@h/db?sslmode=verify-full&sslrootcert=/x/my+ca%20b.pem").unwrap();
+        assert_eq!(s.tls.unwrap().ca, Some("/x/my+ca b.pem".into()));
+        assert!(!format!("{:?}", split("postgres://u:Secret9@h/db").unwrap()).contains("Secret9"));
         assert!(split("postgres://u@h/db?sslmode=prefer").unwrap().optional);
         assert_eq!(split("postgres://u@h/db").unwrap().tls, None);
         assert_eq!(

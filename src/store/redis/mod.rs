@@ -151,7 +151,8 @@ impl RedisStore {
 impl Adapter for RedisStore {
     /// Checks a URL the way the driver will read it.
     fn check_url(raw: &str) -> Result<()> {
-        let (raw, _) = tls::take_query(raw, ["cacert"])?;
+        let (raw, [ca]) = tls::take_query(raw, ["cacert"])?;
+        tls_of(&raw, ca.as_deref())?;
         redis::Client::open(raw)?;
         Ok(())
     }
