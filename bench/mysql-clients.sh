@@ -30,11 +30,12 @@ source bench/servers.sh
 start mysql
 url=$(cat "$work/mysql.url")
 port=${url##*:}; port=${port%%/*}
+password=$(password_of "$url")
 # dbcompare's table at size small, as the classic suite leaves it.
 "$bin" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 1 \
   --durability relaxed --warmup-runs 0 --runs 1 --quiet --out "$work/fill" > /dev/null
 sb=(sysbench bench/same_query.lua --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port"
-    --mysql-user=root --mysql-db=dbcompare --threads="$concurrency" --time="$seconds")
+    --mysql-user=root --mysql-password="$password" --mysql-db=dbcompare --threads="$concurrency" --time="$seconds")
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2
   order=(sysbench sync async dbcompare)

@@ -54,13 +54,17 @@ my_url=$(cat "$work/mysql.url")
 # alike; the table gives each side's median and the median (min-max) of the per-repetition
 # ratios.
 redis_port=${redis_url##*:}; redis_port=${redis_port%%/*}
+redis_pw=$(password_of "$redis_url")
+PGPASSWORD=$(password_of "$pg_url")
+export PGPASSWORD
+my_pw=$(password_of "$my_url")
 # redis-benchmark's GET reads one key that only its SET test writes: set it once (100 bytes),
 # so its GETs return a value as dbcompare's do, not an empty reply.
-redis-benchmark -h 127.0.0.1 -p "$redis_port" -t set -d 100 -n 1 -q > /dev/null
+redis-benchmark -h 127.0.0.1 -p "$redis_port" -a "$redis_pw" -t set -d 100 -n 1 -q > /dev/null
 pg_port=${pg_url##*:}; pg_port=${pg_port%%/*}
 my_port=${my_url##*:}; my_port=${my_port%%/*}
 "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench -i -s 10 -q postgres > /dev/null 2>&1
-sbconn=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$my_port" --mysql-user=root --mysql-db=dbcompare)
+sbconn=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$my_port" --mysql-user=root --mysql-password="$my_pw" --mysql-db=dbcompare)
 sb=(sysbench oltp_point_select "${sbconn[@]}" --tables=1 --table-size=100000)
 sbsame=(sysbench bench/same_query.lua "${sbconn[@]}")
 "${sb[@]}" prepare > /dev/null
@@ -93,7 +97,7 @@ rb() { # $1 = concurrency, $2 = repetition
   echo "$n" > "$out.ops"
   # One loop: redis-benchmark's own single-threaded mode (no --threads).
   [ "$(loops "$1")" -gt 1 ] && threads=(--threads "$(loops "$1")")
-  timed "$out" redis-benchmark -h 127.0.0.1 -p "$redis_port" -t get -P 1 -d 100 -c "$1" -n "$n" "${threads[@]}" --csv -q \
+  timed "$out" redis-benchmark -h 127.0.0.1 -p "$redis_port" -a "$redis_pw" -t get -P 1 -d 100 -c "$1" -n "$n" "${threads[@]}" --csv -q \
     | awk -F'"' -v rate="$out" '/GET/ { print $4 > rate }'
 }
 sysb() { # $1 = output name, $2 = concurrency, $3 = repetition, then sysbench's command

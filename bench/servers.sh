@@ -10,6 +10,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+password_of() { # the password in a URL (each throw-away server has its own)
+  local userinfo=${1#*://}
+  userinfo=${userinfo%%@*}
+  echo "${userinfo#*:}"
+}
+
 start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids must stay)
   "${bin:?the dbcompare binary}" server "$1" > "$work/$1.url" 2> "$work/$1.log" &
   pids+=("$!")

@@ -359,7 +359,8 @@ pub struct RunArgs {
 pub struct ServerArgs {
     /// Use this server for a store instead of starting a throw-away one: STORE=URL, for
     /// example postgres=postgres://user:pass@host:5432/db, mysql=mysql://root@host/db,
-    /// redis=redis://host:6379/0. Repeatable. Also read from DBCOMPARE_<STORE>_URL.
+    /// redis=redis://host:6379/0. Repeatable. Also read from DBCOMPARE_{STORE}_URL
+    /// (DBCOMPARE_POSTGRES_URL, ...).
     #[arg(long = "url", value_name = "STORE=URL")]
     pub urls: Vec<String>,
 

@@ -218,6 +218,9 @@ fn the_directories_and_secrets_are_private() {
                 "{kind}: its data directory"
             );
         }
+        let dir = dir.to_path_buf();
+        drop(server);
+        assert!(!dir.exists(), "{kind}: {} left behind", dir.display());
     }
 }
 
