@@ -207,7 +207,10 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
         Err(e) => {
             checked.answers = "no: the local server did not start".to_string();
             checked.problem(
-                format!("starting a local {kind} server: {e:#}"),
+                format!(
+                    "starting a local {kind} server: {}",
+                    crate::error::chain(&e)
+                ),
                 format!(
                     "the server's log is above; 'dbcompare server {kind}' starts one by hand, \
                      or give a server with '--url {kind}=URL'"
@@ -229,7 +232,7 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
                 ),
                 None => "see the error".to_string(),
             };
-            checked.problem(format!("{e:#}"), fix);
+            checked.problem(crate::error::chain(&e), fix);
         }
     }
     setup.stop().await;
@@ -246,7 +249,10 @@ async fn check_connected(mut store: AnyStore, checked: &mut Checked, asked: Dura
         Err(e) => {
             steps.push("reset refused");
             checked.problem(
-                format!("resetting the benchmark's table: {e:#}"),
+                format!(
+                    "resetting the benchmark's table: {}",
+                    crate::error::chain(&e)
+                ),
                 format!(
                     "the user needs to drop and create the benchmark's own table and its \
                      indexes; provisioning/SERVICES.md shows the grants for {kind}"
@@ -264,7 +270,10 @@ async fn check_connected(mut store: AnyStore, checked: &mut Checked, asked: Dura
         Err(e) => {
             checked.answers = "yes, but its settings cannot be read".to_string();
             checked.problem(
-                format!("reading the server's version and settings: {e:#}"),
+                format!(
+                    "reading the server's version and settings: {}",
+                    crate::error::chain(&e)
+                ),
                 "the user the URL names needs to read the server's settings (the error says \
                  which)",
             );
@@ -275,7 +284,7 @@ async fn check_connected(mut store: AnyStore, checked: &mut Checked, asked: Dura
         Err(e) => {
             steps.push("size refused");
             checked.problem(
-                format!("measuring the on-disk size: {e:#}"),
+                format!("measuring the on-disk size: {}", crate::error::chain(&e)),
                 "the size is measured after the server flushes what it buffers (the error \
                  names the privilege); without it the sizes show as -",
             );

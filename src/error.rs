@@ -21,3 +21,43 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
         1
     }
 }
+
+/// An error and its causes, `outer: inner: ...`, as `{:#}` shows them, but without a cause
+/// the message before it already says: some drivers' errors repeat their source in their own
+/// text (`Server error: ERROR 1045 ...: ERROR 1045 ...`).
+pub fn chain(error: &anyhow::Error) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if shown.last().is_some_and(|last| last.contains(&text)) {
+            continue;
+        }
+        shown.push(text);
+    }
+    shown.join(": ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("Server error: `ERROR 1045 (28000): Access denied'")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("ERROR 1045 (28000): Access denied")]
+    struct Inner;
+
+    #[test]
+    fn a_cause_the_message_already_says_is_shown_once() {
+        let e = anyhow::Error::new(Outer(Inner)).context("connecting to mysql at h:3306");
+        assert_eq!(
+            chain(&e),
+            "connecting to mysql at h:3306: Server error: `ERROR 1045 (28000): Access denied'"
+        );
+        assert_eq!(format!("{e:#}").matches("ERROR 1045").count(), 2);
+        let other = anyhow::anyhow!("closed").context("SEARCH tiny");
+        assert_eq!(chain(&other), "SEARCH tiny: closed");
+    }
+}

@@ -159,7 +159,7 @@ pub async fn run_plan(
             } else {
                 StoreStatus::Failed
             };
-            result.error = Some(scrub(&format!("{e:#}"), &secrets));
+            result.error = Some(scrub(&crate::error::chain(&e), &secrets));
         }
         let embedded = kind.server().is_none();
         let loops = plan.client_threads as u32;

@@ -297,7 +297,7 @@ async fn measure_size<S: Store>(
             observer.size_measured(which, None);
             result
                 .size_error
-                .get_or_insert_with(|| format!("{which} size: {e:#}"));
+                .get_or_insert_with(|| format!("{which} size: {}", crate::error::chain(&e)));
             None
         }
     }

@@ -112,8 +112,8 @@ pub(super) async fn insert_phase<C: Connect>(
         retries += made;
         if let Err(e) = outcome {
             recorder.failed();
-            let message = || format!("inserting {}: {e:#}", r.unique_id);
-            if errors.count(format!("store error: {e:#}"), message) {
+            let message = || format!("inserting {}: {}", r.unique_id, crate::error::chain(&e));
+            if errors.count(format!("store error: {}", crate::error::chain(&e)), message) {
                 stopped = true;
                 break;
             }
@@ -141,7 +141,7 @@ fn check(expected: &Record, outcome: Result<Option<Record>>) -> Option<(&'static
             format!("expected {expected:?}, got {found:?}"),
         ),
         Ok(None) => ("missing record", "no record found".to_string()),
-        Err(e) => ("store error", format!("{e:#}")),
+        Err(e) => ("store error", crate::error::chain(&e)),
     };
     Some((
         kind,

@@ -37,7 +37,7 @@ fn problem(kind: &'static str, message: impl Into<String>) -> Problem {
 }
 
 fn store_error(what: &str, e: &anyhow::Error) -> Problem {
-    problem("store error", format!("{what}: {e:#}"))
+    problem("store error", format!("{what}: {}", crate::error::chain(e)))
 }
 
 /// One task's share of a run: operations `task`, `task + tasks`, ...
