@@ -364,10 +364,14 @@ fn check_settings(info: &StoreInfo, checked: &mut Checked) {
     let differ = differences(&config, &info.settings, Setting::Other);
     // How the client reaches the server is a setting too (MySQL's driver would switch to a
     // Unix socket unasked): shown beside the comparison.
-    let transport = info
-        .settings
-        .get("transport")
-        .map_or(String::new(), |t| format!("; transport {t}"));
+    // So is TLS, when the connection uses it.
+    let tls = info.settings.get("tls").filter(|t| *t != "off");
+    let transport = match (info.settings.get("transport"), tls) {
+        (Some(t), Some(tls)) => format!("; transport {t} over {tls}"),
+        (Some(t), None) => format!("; transport {t}"),
+        (None, Some(tls)) => format!("; {tls}"),
+        (None, None) => String::new(),
+    };
     if differ.is_empty() {
         checked.settings = format!("as {} asks{transport}", config.path);
         return;

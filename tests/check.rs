@@ -42,6 +42,22 @@ fn throw_away_servers_and_sqlite_are_ready() {
     assert!(out.contains("How each insert is written:\n"), "{out}");
 }
 
+/// With `--tls`, each row says the connection's TLS and what was verified.
+#[test]
+fn tls_is_shown_beside_the_transport() {
+    let (code, out) = check(&["--store", "postgres,mysql,redis", "--tls"]);
+    assert_eq!(code, 0, "{out}");
+    for store in ["postgres", "mysql"] {
+        let row = row(&out, store);
+        assert!(row.contains("transport TCP over TLSv1."), "{row}");
+        assert!(row.contains("certificate and host name verified"), "{row}");
+    }
+    assert!(
+        row(&out, "redis").contains("; TLS, certificate and host name verified"),
+        "{out}"
+    );
+}
+
 #[test]
 fn a_store_that_cannot_run_is_skipped_under_all_and_a_problem_when_named() {
     let (code, out) = check(&["--store", "aerospike"]);
