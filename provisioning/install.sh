@@ -4,6 +4,8 @@
 #
 #   provisioning/install.sh                   # postgres, mysql (MariaDB) and redis
 #   provisioning/install.sh postgres redis    # only these
+#   provisioning/install.sh redis-cluster     # redis-server and redis-cli, which make the
+#                                             # throw-away Redis Cluster
 #   provisioning/install.sh jongodb           # the in-memory MongoDB-wire-compatible server
 #                                             # the MongoDB adapter's tests run against
 #                                             # (npm package, into .tools/ of this checkout)
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [sqlite|postgres|mysql|redis|jongodb|secantus|shellcheck|socat|chromium]..." >&2
+  echo "usage: $0 [sqlite|postgres|mysql|redis|redis-cluster|jongodb|secantus|shellcheck|socat|chromium]..." >&2
   exit 2
 }
 
@@ -48,7 +50,7 @@ installed_postgres() {
     { [ "$(id -u)" -ne 0 ] || id postgres >/dev/null 2>&1; }
 }
 installed_mysql() { command -v mariadbd >/dev/null || command -v mysqld >/dev/null || [ -x /usr/sbin/mariadbd ] || [ -x /usr/sbin/mysqld ]; }
-installed_redis() { command -v redis-server >/dev/null; }
+installed_redis() { command -v redis-server >/dev/null && command -v redis-cli >/dev/null; }
 installed_shellcheck() { command -v shellcheck >/dev/null; }
 installed_chromium() { command -v chromium >/dev/null; }
 installed_socat() { command -v socat >/dev/null; }
@@ -59,7 +61,8 @@ for store in "$@"; do
     sqlite) echo "sqlite: embedded in dbcompare, nothing to install" ;;
     postgres) if installed_postgres; then echo "postgres: already installed"; else packages+=(postgresql); fi ;;
     mysql) if installed_mysql; then echo "mysql: already installed"; else packages+=(mariadb-server); fi ;;
-    redis) if installed_redis; then echo "redis: already installed"; else packages+=(redis-server); fi ;;
+    redis) if installed_redis; then echo "redis: already installed"; else packages+=(redis-server redis-tools); fi ;;
+    redis-cluster) if installed_redis; then echo "redis-cluster: already installed"; else packages+=(redis-server redis-tools); fi ;;
     shellcheck) if installed_shellcheck; then echo "shellcheck: already installed"; else packages+=(shellcheck); fi ;;
     socat) if installed_socat; then echo "socat: already installed"; else packages+=(socat); fi ;;
     chromium) if installed_chromium; then echo "chromium: already installed"; else packages+=(chromium); fi ;;

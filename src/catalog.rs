@@ -26,6 +26,10 @@ pub enum StoreKind {
     Mongodb,
     /// Redis, records bincode-encoded under their unique_id.
     Redis,
+    /// A Redis Cluster, through the redis crate's cluster client: a record's keys share one
+    /// hash slot.
+    #[serde(rename = "redis-cluster")]
+    RedisCluster,
     /// Aerospike, records as bins (URL only).
     Aerospike,
     /// Couchbase, records as JSON documents (URL only).
@@ -84,6 +88,9 @@ pub enum Launcher {
     Mysql,
     /// redis-server, configs/redis.conf.
     Redis,
+    /// N redis-server masters with `cluster-enabled yes` (configs/redis.conf), joined with
+    /// `redis-cli --cluster create`.
+    RedisCluster,
 }
 
 impl Launcher {
@@ -99,7 +106,7 @@ impl Launcher {
                 path: "configs/my.cnf",
                 text: include_str!("../configs/my.cnf"),
             },
-            Launcher::Redis => ConfigFile {
+            Launcher::Redis | Launcher::RedisCluster => ConfigFile {
                 path: "configs/redis.conf",
                 text: include_str!("../configs/redis.conf"),
             },
@@ -219,7 +226,21 @@ impl StoreKind {
                     6379,
                     "redis://host:6379/0",
                     Some(Launcher::Redis),
-                    Hosts::One("a Redis URL names one server (Redis Cluster is not supported yet)"),
+                    Hosts::One(
+                        "a redis:// URL names one server (a Redis Cluster is the \
+                         redis-cluster store: --url redis-cluster=redis+cluster://h1:7000,h2:7001)",
+                    ),
+                ),
+            ),
+            StoreKind::RedisCluster => (
+                "redis-cluster",
+                server(
+                    &["redis+cluster", "rediss+cluster"],
+                    6379,
+                    "redis+cluster://:pass@h1:7000,h2:7001,h3:7002",
+                    Some(Launcher::RedisCluster),
+                    // Seeds: the cluster client discovers every node from any of them.
+                    Hosts::Several,
                 ),
             ),
             StoreKind::Aerospike => (
@@ -276,7 +297,8 @@ impl StoreKind {
 
     /// The environment variable that may hold this store's URL.
     pub fn url_env(self) -> String {
-        format!("DBCOMPARE_{}_URL", self.name().to_uppercase())
+        let name = self.name().to_uppercase().replace('-', "_");
+        format!("DBCOMPARE_{name}_URL")
     }
 }
 
@@ -369,7 +391,7 @@ mod tests {
             );
         }
         assert_eq!(StoreKind::all()[0], StoreKind::Sqlite);
-        assert_eq!(StoreKind::all().len(), 7);
+        assert_eq!(StoreKind::all().len(), 8);
     }
 
     #[test]
@@ -383,13 +405,18 @@ mod tests {
             for scheme in server.schemes {
                 assert!(seen.insert(*scheme), "{scheme} is claimed twice");
             }
-            let example = url::Url::parse(server.url_example).unwrap();
+            let first = crate::store::url::HostList::of(server.url_example).first;
+            let example = url::Url::parse(&first).unwrap();
             assert!(server.schemes.contains(&example.scheme()), "{kind}");
         }
         assert!(StoreKind::Sqlite.is_embedded());
         assert_eq!(StoreKind::Redis.launcher(), Some(Launcher::Redis));
         assert_eq!(StoreKind::Mongodb.launcher(), None);
         assert_eq!(StoreKind::Couchbase.url_env(), "DBCOMPARE_COUCHBASE_URL");
+        assert_eq!(
+            StoreKind::RedisCluster.url_env(),
+            "DBCOMPARE_REDIS_CLUSTER_URL"
+        );
     }
 
     #[test]

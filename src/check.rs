@@ -198,7 +198,7 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
         args.durability,
         timeout,
         &crate::server::DataDirs::temporary(),
-        args.server.tls,
+        args.server.serve.serve(),
         &args.options,
     )
     .await;

@@ -143,17 +143,49 @@ pub struct CheckArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ServerCommandArgs {
-    /// postgres, mysql or redis.
+    /// postgres, mysql, redis or redis-cluster.
     #[arg(value_parser = parse_store)]
     pub store: StoreSelector,
 
     #[arg(long, value_enum, default_value_t)]
     pub durability: Durability,
 
-    /// Serve TLS only, with a certificate made for this server (the URL printed names its CA
-    /// file).
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// How the throw-away servers serve.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Start the throw-away servers serving TLS only, each with a certificate made for it
+    /// that the client verifies (host name included): to measure what TLS costs. A --url
+    /// server uses TLS as its URL says.
     #[arg(long)]
     pub tls: bool,
+
+    /// The masters of the throw-away Redis Cluster (the redis-cluster store), on free
+    /// 127.0.0.1 ports, no replicas.
+    #[arg(long, value_name = "N", default_value_t = crate::server::CLUSTER_MASTERS,
+          value_parser = clap::value_parser!(u16).range(3..=64))]
+    pub redis_cluster_masters: u16,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        ServeArgs {
+            tls: false,
+            redis_cluster_masters: crate::server::CLUSTER_MASTERS,
+        }
+    }
+}
+
+impl ServeArgs {
+    pub fn serve(&self) -> crate::server::Serve {
+        crate::server::Serve {
+            tls: self.tls,
+            cluster_masters: self.redis_cluster_masters,
+        }
+    }
 }
 
 /// One `--store` entry: every store, or one by name.
@@ -364,11 +396,8 @@ pub struct ServerArgs {
     #[arg(long = "url", value_name = "STORE=URL")]
     pub urls: Vec<String>,
 
-    /// Start the throw-away servers serving TLS only, each with a certificate made for it
-    /// that the client verifies (host name included): to measure what TLS costs. A --url
-    /// server uses TLS as its URL says.
-    #[arg(long)]
-    pub tls: bool,
+    #[command(flatten)]
+    pub serve: ServeArgs,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -126,9 +126,10 @@ fn list(args: &cli::ListArgs) -> Result<()> {
 
 fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
     let cli::StoreSelector::One(kind) = args.store else {
-        return Err(
-            error::UsageError::new("server: name one store (postgres, mysql or redis)").into(),
-        );
+        return Err(error::UsageError::new(
+            "server: name one store (postgres, mysql, redis or redis-cluster)",
+        )
+        .into());
     };
     let installation = server::find(kind).ok_or_else(|| {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))
@@ -139,7 +140,7 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         &installation,
         args.durability,
         &server::DataDirs::temporary(),
-        args.tls,
+        args.serve.serve(),
     )?;
     // The password is in the URL: it is this server's alone, and goes with it.
     println!("{}", local.url());

@@ -48,14 +48,18 @@ impl Target {
         match self {
             Target::Embedded => ("available", crate::store::sqlite::availability()),
             Target::Url(u) => ("available", format!("url {}", u.masked())),
-            Target::Local(i) => (
-                "available",
-                format!(
-                    "local throw-away server: {} ({})",
-                    i.server.display(),
-                    i.version
-                ),
-            ),
+            Target::Local(i) => {
+                let cli = i.tools.iter().find(|(role, _)| *role == "cli");
+                let what = match cli {
+                    Some((_, cli)) => format!(
+                        "local throw-away cluster: {} nodes joined by {}",
+                        i.server.display(),
+                        cli.display()
+                    ),
+                    None => format!("local throw-away server: {}", i.server.display()),
+                };
+                ("available", format!("{what} ({})", i.version))
+            }
             Target::Unavailable(why) => ("unavailable", why.clone()),
         }
     }
@@ -88,8 +92,8 @@ pub struct RunPlan {
     pub client_threads: usize,
     /// Where the throw-away directories go, and whether they are kept.
     pub data_dirs: DataDirs,
-    /// Whether the throw-away servers serve TLS only (`--tls`).
-    pub server_tls: bool,
+    /// How the throw-away servers serve (`--tls`, `--redis-cluster-masters`).
+    pub serve: crate::server::Serve,
     /// Each store's own options.
     pub options: StoreOptions,
 }
@@ -296,7 +300,7 @@ impl RunPlan {
             }),
             client_threads,
             data_dirs: data_dirs(args)?,
-            server_tls: args.server.tls,
+            serve: args.server.serve.serve(),
             options: args.options.clone(),
         })
     }

@@ -202,7 +202,7 @@ async fn run_store(
         plan.durability,
         plan.connect_timeout,
         &plan.data_dirs,
-        plan.server_tls,
+        plan.serve,
         &plan.options,
     )
     .await?;

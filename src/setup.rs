@@ -32,7 +32,7 @@ impl Setup {
         durability: Durability,
         connect_timeout: std::time::Duration,
         dirs: &DataDirs,
-        tls: bool,
+        serve: server::Serve,
         options: &StoreOptions,
     ) -> Result<Setup> {
         let (local, url, deployment) = match target {
@@ -43,7 +43,7 @@ impl Setup {
                 let installation = installation.clone();
                 let dirs = dirs.clone();
                 let server = tokio::task::spawn_blocking(move || {
-                    server::start(kind, &installation, durability, &dirs, tls)
+                    server::start(kind, &installation, durability, &dirs, serve)
                 })
                 .await
                 .context("the server start panicked")??;

@@ -27,7 +27,7 @@ fn refused(args: &[&str], message: &str) {
 fn unknown_store_lists_the_valid_names() {
     refused(
         &["--store", "nosuch"],
-        "unknown store 'nosuch'; valid names: all, sqlite, postgres, mysql, mongodb, redis, aerospike, couchbase",
+        "unknown store 'nosuch'; valid names: all, sqlite, postgres, mysql, mongodb, redis, redis-cluster, aerospike, couchbase",
     );
     refused(
         &["run", "--store", "sqlite,nosuch"],

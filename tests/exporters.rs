@@ -39,6 +39,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         open_loop: None,
         client_bound: None,
         retries: 0,
+        server_counters: Default::default(),
         series: Vec::new(),
     }
 }

@@ -203,7 +203,7 @@ fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
         &failing_installation(scratch.path()),
         Durability::Durable,
         &server::DataDirs::temporary(),
-        false,
+        server::Serve::default(),
     )
     .err()
     .expect("the fake server cannot start");

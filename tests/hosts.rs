@@ -139,7 +139,7 @@ fn one_host_stores_refuse_several() {
         (
             "redis",
             "redis://:Pw-multi2@h1:1,h2:2/0",
-            "Redis Cluster is not supported yet",
+            "a Redis Cluster is the redis-cluster store",
         ),
     ] {
         let out = tempfile::tempdir().unwrap();

@@ -982,7 +982,7 @@ fn a_url_without_its_store_does_not_show_its_password() {
         assert!(without_store(entry), "{entry}");
         let args = ServerArgs {
             urls: vec![entry.to_string()],
-            tls: false,
+            serve: Default::default(),
         };
         let e = plan::resolve_urls(&args, &|_| None).unwrap_err().0;
         assert!(!e.contains("Secret42"), "{e}");
@@ -1089,7 +1089,7 @@ proptest! {
                 .iter()
                 .map(|(store, sep, (url, _))| format!("{store}{sep}{url}"))
                 .collect(),
-            tls: false,
+            serve: Default::default(),
         };
         let env: BTreeMap<String, String> = variables
             .iter()

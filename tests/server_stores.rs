@@ -1,4 +1,4 @@
-//! PostgreSQL, MySQL (MariaDB) and Redis against real throw-away servers started through
+//! PostgreSQL, MySQL (MariaDB), Redis and a Redis Cluster against real throw-away servers started through
 //! `src/server/`: round trips with every field compared, a missing key, the classic suite
 //! at micro size, durability read back, and no process or directory left behind.
 
@@ -22,7 +22,8 @@ async fn round_trip(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
     let mut store = common::connect(&server, Durability::Durable).await;
     // Redis SET overwrites: its unique_id is a key, not a unique index.
-    common::round_trip(&mut store, kind.name(), kind != StoreKind::Redis).await;
+    let overwrites = matches!(kind, StoreKind::Redis | StoreKind::RedisCluster);
+    common::round_trip(&mut store, kind.name(), !overwrites).await;
 }
 
 async fn classic_micro(kind: StoreKind) {
@@ -193,16 +194,18 @@ async fn sockets_send_without_delay(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
     let mut store = common::connect(&server, Durability::Durable).await;
     store.reset().await.unwrap();
-    let sockets = sockets_to(server.port());
-    assert!(
-        !sockets.is_empty(),
-        "{kind}: no TCP connection to port {}",
-        server.port()
-    );
-    assert!(
-        sockets.iter().all(|&on| on),
-        "{kind}: TCP_NODELAY per socket: {sockets:?}"
-    );
+    // Every node of a cluster: the client connects to those it discovers too.
+    for (port, _) in server.nodes() {
+        let sockets = sockets_to(port);
+        assert!(
+            !sockets.is_empty(),
+            "{kind}: no TCP connection to port {port}"
+        );
+        assert!(
+            sockets.iter().all(|&on| on),
+            "{kind}: TCP_NODELAY per socket to port {port}: {sockets:?}"
+        );
+    }
 }
 
 macro_rules! store_tests {
@@ -357,6 +360,11 @@ async fn redis_pool_suite() {
 }
 
 #[tokio::test]
+async fn redis_cluster_pool_suite() {
+    pool_suite_runs_every_test(StoreKind::RedisCluster).await;
+}
+
+#[tokio::test]
 async fn postgres_driver_suite() {
     driver_suite(StoreKind::Postgres, &[]).await;
 }
@@ -370,6 +378,15 @@ async fn mysql_driver_suite() {
 async fn redis_driver_suite() {
     driver_suite(
         StoreKind::Redis,
+        &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn redis_cluster_driver_suite() {
+    driver_suite(
+        StoreKind::RedisCluster,
         &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
     )
     .await;
@@ -391,6 +408,14 @@ store_tests!(
 store_tests!(
     redis,
     StoreKind::Redis,
+    [
+        ("appendfsync", "always", "everysec"),
+        ("appendonly", "yes", "yes")
+    ]
+);
+store_tests!(
+    redis_cluster,
+    StoreKind::RedisCluster,
     [
         ("appendfsync", "always", "everysec"),
         ("appendonly", "yes", "yes")

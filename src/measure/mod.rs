@@ -182,6 +182,8 @@ pub struct PhaseRun {
     pub open_loop: Option<OpenLoopRun>,
     /// Operations made again on a new connection after an error (`--retries`).
     pub retries: u64,
+    /// What the store's own counters rose by over the run (see `Store::counters`).
+    pub counters: BTreeMap<String, u64>,
 }
 
 /// What an open-loop run adds to a phase run.
@@ -317,6 +319,12 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         open_loop,
         client_bound: None,
         retries: runs.iter().map(|r| r.retries).sum(),
+        server_counters: runs.iter().fold(BTreeMap::new(), |mut sum, r| {
+            for (name, n) in &r.counters {
+                *sum.entry(name.clone()).or_insert(0) += n;
+            }
+            sum
+        }),
         // A phase of a YCSB operation type shares its workload's series: none of its own.
         series: runs
             .iter()
@@ -409,6 +417,7 @@ mod tests {
             series: Series::new(Instant::now()),
             open_loop: None,
             retries: 0,
+            counters: BTreeMap::new(),
         }
     }
 

@@ -1837,6 +1837,7 @@ mod tests {
             open_loop: None,
             client_bound: None,
             retries: 0,
+            server_counters: Default::default(),
             series: [0.9, 1.0, 1.1]
                 .map(|f| series_of(ops_per_s * f, 1000))
                 .to_vec(),

@@ -206,6 +206,18 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         );
         out.push_str(&table(&headers, &rows, 2));
     }
+    let counters = super::text::counter_lines(report);
+    if !counters.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>{}:</p>\n<ul>",
+            escape(super::text::COUNTERS_HEADING)
+        );
+        for line in counters {
+            let _ = writeln!(out, "<li>{}</li>", escape(&line));
+        }
+        out.push_str("</ul>\n");
+    }
     out.push_str("<h2>Stores</h2>\n");
     let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
     out.push_str(&table(&strings(&STORE_HEADERS), &rows, STORE_HEADERS.len()));

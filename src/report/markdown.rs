@@ -205,6 +205,13 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "- {line}");
         }
     }
+    let counters = super::text::counter_lines(report);
+    if !counters.is_empty() {
+        let _ = writeln!(out, "\n{}:\n", super::text::COUNTERS_HEADING);
+        for line in counters {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
     out.push_str("\nStores:\n\n");
     let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
     out.push_str(&table(&STORE_HEADERS, &rows, STORE_HEADERS.len()));

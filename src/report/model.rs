@@ -376,6 +376,11 @@ pub struct PhaseResult {
     /// one's end). Absent when there were none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retries: u64,
+    /// What the store's own counters rose by over the phase, summed over the measured runs
+    /// (a Redis Cluster's `MOVED redirects` and `ASK redirects`, from every master's
+    /// `INFO errorstats`); absent for a store that keeps none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub server_counters: BTreeMap<String, u64>,
     /// Every measured run's time series, in run order (absent in reports before they were
     /// recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -96,6 +96,39 @@ pub fn client_bound_lines(report: &Report) -> Vec<String> {
         .collect()
 }
 
+/// What the stores' own counters rose by in each phase, a line each:
+/// `redis-cluster INSERT tiny x1: ASK redirects 0, MOVED redirects 2`.
+pub fn counter_lines(report: &Report) -> Vec<String> {
+    report
+        .stores
+        .iter()
+        .flat_map(|s| {
+            s.phases
+                .iter()
+                .filter(|p| !p.server_counters.is_empty())
+                .map(move |p| {
+                    let counts: Vec<String> = p
+                        .server_counters
+                        .iter()
+                        .map(|(name, n)| format!("{name} {n}"))
+                        .collect();
+                    format!(
+                        "{} {} {} x{}: {}",
+                        s.store,
+                        p.kind.label(),
+                        p.size.name,
+                        p.concurrency,
+                        counts.join(", ")
+                    )
+                })
+        })
+        .collect()
+}
+
+/// The heading of [`counter_lines`].
+pub const COUNTERS_HEADING: &str =
+    "Server counters per phase (what each store's own counters rose by, summed over the runs)";
+
 /// `machine floor: loopback round trip p50 17.2 us (p99 31.0) at concurrency 1, ...`
 pub fn floor_line(f: &Floor) -> String {
     format!(
@@ -735,6 +768,15 @@ pub fn recap(report: &Report) -> String {
             "Client-bound phases (their figures are the client's limit, not the store's):\n",
         );
         for line in bound {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let counters = counter_lines(report);
+    if !counters.is_empty() {
+        out.push_str(&format!("{COUNTERS_HEADING}:\n"));
+        for line in counters {
             out.push_str(&line);
             out.push('\n');
         }

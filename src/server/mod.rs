@@ -58,6 +58,7 @@ pub fn find(kind: StoreKind) -> Option<Installation> {
         Launcher::Postgres => postgres::find(),
         Launcher::Mysql => mysql::find(),
         Launcher::Redis => redis::find(),
+        Launcher::RedisCluster => redis::find_cluster(),
     }
 }
 
@@ -86,6 +87,8 @@ pub fn install_hint(kind: StoreKind) -> String {
 enum Process {
     /// A server running as our child.
     Child(Child),
+    /// The nodes of a cluster, by port, all in the first one's process group.
+    Group(Vec<(Child, u16)>),
     /// PostgreSQL, detached by pg_ctl: stopped with `pg_ctl stop`, or killed by its pid.
     PgCtl {
         pg_ctl: PathBuf,
@@ -99,7 +102,29 @@ impl Process {
     fn pid(&self) -> i32 {
         match self {
             Process::Child(c) => c.id() as i32,
+            Process::Group(nodes) => nodes.first().map_or(0, |(c, _)| c.id() as i32),
             Process::PgCtl { pid, .. } => *pid,
+        }
+    }
+}
+
+/// The masters of a throw-away Redis Cluster unless `--redis-cluster-masters` says.
+pub const CLUSTER_MASTERS: u16 = 3;
+
+/// How the throw-away servers are made to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Serve {
+    /// TLS only, with a certificate made for each server (`--tls`).
+    pub tls: bool,
+    /// The masters of a throw-away Redis Cluster (`--redis-cluster-masters`).
+    pub cluster_masters: u16,
+}
+
+impl Default for Serve {
+    fn default() -> Self {
+        Serve {
+            tls: false,
+            cluster_masters: CLUSTER_MASTERS,
         }
     }
 }
@@ -134,25 +159,57 @@ pub(crate) struct Launch<'a> {
     pub password: &'a str,
     /// The server's certificate and key, when it serves TLS only.
     pub tls: Option<&'a tls::Files>,
+    /// The masters of a cluster.
+    pub masters: u16,
+    /// Whether the directory is kept after the run.
+    pub keep_data: bool,
 }
 
 /// What the registry needs to kill a server and delete its directory without its owner.
 struct Registered {
     id: u64,
     pid: i32,
+    /// Whether `pid` leads a process group of the server's (a cluster's nodes).
+    group: bool,
     dir: Option<PathBuf>,
 }
 
 static REGISTRY: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Puts a server (or, with `group`, the process group `pid` leads: a cluster's nodes, also
+/// while they are still being joined) where [`kill_all`] finds it; `dir` is deleted with
+/// it. Gives the entry's id, for [`untrack`].
+fn track(pid: i32, group: bool, dir: Option<PathBuf>) -> u64 {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    REGISTRY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Registered {
+            id,
+            pid,
+            group,
+            dir,
+        });
+    id
+}
+
+/// Removes an entry of [`track`].
+fn untrack(id: u64) {
+    REGISTRY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|r| r.id != id);
+}
+
 /// Kills every server still running and deletes its directory. For exits that skip
 /// destructors; a normal run stops its servers by dropping them.
 pub fn kill_all() {
     let servers = std::mem::take(&mut *REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
     for s in servers {
-        // SAFETY: kill(2) with a pid we started; a stale pid only gets ESRCH.
-        unsafe { libc::kill(s.pid, libc::SIGKILL) };
+        // SAFETY: kill(2) with a pid we started (or the group it leads, which lives on
+        // while any of its nodes does); a stale pid only gets ESRCH.
+        unsafe { libc::kill(if s.group { -s.pid } else { s.pid }, libc::SIGKILL) };
         if let Some(dir) = s.dir {
             let _ = std::fs::remove_dir_all(dir);
         }
@@ -240,13 +297,13 @@ impl DataDirs {
 }
 
 /// Starts a throw-away server for `kind`, its directory in `dirs`, with a fresh random
-/// password and, with `tls`, serving TLS only, with a certificate made for it.
+/// password and, as `serve` says, serving TLS only, with a certificate made for it.
 pub fn start(
     kind: StoreKind,
     installation: &Installation,
     durability: Durability,
     dirs: &DataDirs,
-    tls: bool,
+    serve: Serve,
 ) -> Result<LocalServer> {
     let started = Instant::now();
     let keep_data = dirs.keep;
@@ -270,7 +327,7 @@ pub fn start(
         installation: installation.clone(),
     };
     // From here on, dropping `server` deletes the directory (and stops what was started).
-    if tls {
+    if serve.tls {
         server.tls = Some(tls::Files::make(&dir)?);
     }
     let launch = Launch {
@@ -279,11 +336,14 @@ pub fn start(
         durability,
         password: &server.password,
         tls: server.tls.as_ref(),
+        masters: serve.cluster_masters,
+        keep_data,
     };
     let launched = match launcher {
         Launcher::Postgres => postgres::launch(installation, &launch),
         Launcher::Mysql => mysql::launch(installation, &launch),
         Launcher::Redis => redis::launch(installation, &launch),
+        Launcher::RedisCluster => redis::launch_cluster(installation, &launch),
     };
     // A log may quote the statement that set the password.
     let secret = [server.password.clone()];
@@ -322,9 +382,18 @@ impl LocalServer {
         &self.dir
     }
 
-    /// The pid of the server's main process.
+    /// The pid of the server's main process (a cluster's first node).
     pub fn pid(&self) -> Option<i32> {
         self.process.as_ref().map(Process::pid)
+    }
+
+    /// Every node of a cluster as (port, pid); the one server's otherwise.
+    pub fn nodes(&self) -> Vec<(u16, i32)> {
+        match &self.process {
+            Some(Process::Group(nodes)) => nodes.iter().map(|(c, p)| (*p, c.id() as i32)).collect(),
+            Some(process) => vec![(self.port, process.pid())],
+            None => Vec::new(),
+        }
     }
 
     /// The URL a store connects to, with the server's password and, when it serves TLS,
@@ -336,6 +405,19 @@ impl LocalServer {
             Launcher::Mysql => format!("mysql://root:{pw}@127.0.0.1:{port}/dbcompare"),
             Launcher::Redis if self.tls.is_some() => format!("rediss://:{pw}@127.0.0.1:{port}/0"),
             Launcher::Redis => format!("redis://:{pw}@127.0.0.1:{port}/0"),
+            Launcher::RedisCluster => {
+                let scheme = if self.tls.is_some() {
+                    "rediss+cluster"
+                } else {
+                    "redis+cluster"
+                };
+                let hosts: Vec<String> = self
+                    .nodes()
+                    .iter()
+                    .map(|(port, _)| format!("127.0.0.1:{port}"))
+                    .collect();
+                format!("{scheme}://:{pw}@{}/", hosts.join(","))
+            }
         };
         if let Some(files) = &self.tls {
             url.push('?');
@@ -360,15 +442,12 @@ impl LocalServer {
     }
 
     fn register(&mut self, process: Process) {
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        REGISTRY
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Registered {
-                id,
-                pid: process.pid(),
-                dir: (!self.keep_data).then(|| self.dir.clone()),
-            });
+        let group = matches!(process, Process::Group(_));
+        let id = track(
+            process.pid(),
+            group,
+            (!self.keep_data).then(|| self.dir.clone()),
+        );
         if let Err(e) = leftovers::mark_server(&self.dir, process.pid()) {
             eprintln!("warning: {e:#}");
         }
@@ -388,6 +467,7 @@ impl LocalServer {
         self.shut = true;
         let stopped = match self.process.take() {
             Some(Process::Child(child)) => stop_child(child),
+            Some(Process::Group(nodes)) => stop_children(nodes),
             Some(Process::PgCtl {
                 pg_ctl,
                 data,
@@ -444,6 +524,40 @@ fn stop_child(mut child: Child) -> Result<()> {
     bail!("the server did not stop within {STOP_TIMEOUT:?} of SIGTERM and was killed")
 }
 
+/// Stops every node at once (SIGTERM to each, then waits for all); names the nodes that did
+/// not stop.
+fn stop_children(nodes: Vec<(Child, u16)>) -> Result<()> {
+    for (child, _) in &nodes {
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    }
+    let deadline = Instant::now() + STOP_TIMEOUT;
+    let mut failed = Vec::new();
+    for (mut child, port) in nodes {
+        let stopped = loop {
+            match child.try_wait() {
+                Ok(Some(_)) => break true,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => break false,
+            }
+        };
+        if !stopped {
+            let _ = child.kill();
+            let _ = child.wait();
+            failed.push(port.to_string());
+        }
+    }
+    if !failed.is_empty() {
+        bail!(
+            "the nodes on ports {} did not stop within {STOP_TIMEOUT:?} of SIGTERM and were killed",
+            failed.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// Waits until the child accepts TCP connections on `port`, failing early if it exits.
 fn wait_until_listening(child: &mut Child, port: u16, dir: &Path) -> Result<()> {
     let deadline = Instant::now() + READY_TIMEOUT;
@@ -489,18 +603,59 @@ pub fn log_tail(dir: &Path) -> String {
     }
 }
 
-/// Starts a server as our child, in its own process group (so a terminal's Ctrl-C reaches
-/// dbcompare, which stops it in order), with no standard streams.
-fn spawn_server(mut command: Command) -> Result<Process> {
+/// Starts a server as our child, in a process group of its own (`group` 0) or in `group`
+/// (so a terminal's Ctrl-C reaches dbcompare, which stops it in order), with no standard
+/// streams.
+fn spawn_server(mut command: Command, group: i32) -> Result<Process> {
     let program = command.get_program().to_string_lossy().into_owned();
     let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .process_group(0)
+        .process_group(group)
         .spawn()
         .with_context(|| format!("running {program}"))?;
     Ok(Process::Child(child))
+}
+
+/// Runs a setup command until it ends, `limit` passes or a Ctrl-C (it is killed then), with
+/// its output in the error when it fails.
+fn run_setup_within(mut command: Command, what: &str, limit: Duration) -> Result<()> {
+    let program = command.get_program().to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().context("a directory for a setup command's output")?;
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out)?)
+        .stderr(std::fs::File::create(&err)?)
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("{what}: running {program}"))?;
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if Instant::now() > deadline || crate::interrupt::requested() {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = || {
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        format!("{}{}", read(&out).trim(), read(&err).trim())
+    };
+    match status {
+        Some(status) if status.success() => Ok(()),
+        Some(status) => bail!("{what}: {program} failed ({status}):\n{}", output()),
+        None if crate::interrupt::requested() => bail!("{what}: interrupted"),
+        None => bail!(
+            "{what}: {program} did not finish within {limit:?}:\n{}",
+            output()
+        ),
+    }
 }
 
 /// Runs a setup command to completion, with its output in the error when it fails.

@@ -138,5 +138,5 @@ tmpdir = {}
             .arg(format!("--ssl-ca={}", tls.ca.display()))
             .arg("--require-secure-transport=ON");
     }
-    spawn_server(server)
+    spawn_server(server, 0)
 }

@@ -105,7 +105,7 @@ pub fn url_settings(launcher: Launcher, ca: &Path) -> String {
         Launcher::Mysql => query
             .append_pair("require_ssl", "true")
             .append_pair("ssl_ca", &ca),
-        Launcher::Redis => query.append_pair("cacert", &ca),
+        Launcher::Redis | Launcher::RedisCluster => query.append_pair("cacert", &ca),
     };
     query.finish()
 }

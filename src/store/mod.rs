@@ -63,6 +63,14 @@ pub trait Store: Send + Sized {
     /// Flushes what the store buffers, then measures its on-disk size.
     fn disk_usage(&mut self) -> impl Future<Output = Result<DiskUsage>> + Send;
 
+    /// Counts the server keeps that tell how a phase went beside its latencies (a Redis
+    /// Cluster's MOVED and ASK redirects), by name, as they stand now: the suites read them
+    /// before and after each phase, outside its timing, and report the difference. None by
+    /// default.
+    fn counters(&mut self) -> impl Future<Output = Result<BTreeMap<String, u64>>> + Send {
+        async { Ok(BTreeMap::new()) }
+    }
+
     /// Ends the connection with the driver's goodbye to the server, where it has one (by
     /// default the store is simply dropped). The suites call it after a connection's last
     /// operation, on the event loop the connection was opened on.

@@ -112,6 +112,9 @@ macro_rules! stores {
             async fn disk_usage(&mut self) -> Result<DiskUsage> {
                 dispatch!(self, s: S => s.disk_usage().await; $($kind => $store),+)
             }
+            async fn counters(&mut self) -> Result<std::collections::BTreeMap<String, u64>> {
+                dispatch!(self, s: S => s.counters().await; $($kind => $store),+)
+            }
             async fn close(self) -> Result<()> {
                 dispatch!(self, s: S => s.close().await; $($kind => $store),+)
             }
@@ -183,6 +186,7 @@ stores! {
     Mysql => super::mysql::MysqlStore,
     Mongodb => super::mongodb::MongoStore,
     Redis => super::redis::RedisStore,
+    RedisCluster => super::redis::RedisStore,
     Aerospike => super::aerospike::AerospikeStore,
     Couchbase => super::couchbase::CouchbaseStore,
 }

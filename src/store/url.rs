@@ -145,6 +145,21 @@ impl HostList {
             hosts,
         }
     }
+
+    /// Every host's own URL: the URL with that host alone (`s://u:p@h1,h2/x` gives
+    /// `s://u:p@h1/x` and `s://u:p@h2/x`).
+    pub fn urls(&self) -> Vec<String> {
+        let Some((scheme, after)) = self.first.split_once("://") else {
+            return vec![self.first.clone()];
+        };
+        let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+        let at = after[..end].rfind('@').map_or(0, |i| i + 1);
+        let (userinfo, rest) = (&after[..at], &after[end..]);
+        self.hosts
+            .iter()
+            .map(|host| format!("{scheme}://{userinfo}{host}{rest}"))
+            .collect()
+    }
 }
 
 /// A URL's percent-encoded user or password, decoded (`p%40ss` -> `p@ss`).
@@ -291,6 +306,11 @@ mod tests {
                 hosts: vec!["h".into()]
             }
         );
+        assert_eq!(
+            HostList::of("redis://:h1@h1:1,h2:2/0?x=h1#y").urls(),
+            ["redis://:h1@h1:1/0?x=h1#y", "redis://:h1@h2:2/0?x=h1#y"]
+        );
+        assert_eq!(HostList::of("nothing").urls(), ["nothing"]);
     }
 
     #[test]

@@ -193,6 +193,7 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
             series: recorder.series,
             open_loop: None,
             retries: 0,
+            counters: Default::default(),
         },
         first_error,
     ))

@@ -2,8 +2,11 @@
 //! (the Go SQL driver benchmark) and pool (the asyncmy suite); the client's event loops
 //! they run on, open-loop pacing, and the stall watchdog. The runner (`run`) calls them.
 
+use std::collections::BTreeMap;
+
 use crate::catalog::StoreInfo;
 use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
+use crate::store::Store;
 use crate::workload::record::Size;
 
 pub mod classic;
@@ -52,4 +55,43 @@ pub fn per_test_paths(mut info: StoreInfo) -> StoreInfo {
     info.search_path = per_test.clone();
     info.write_path = per_test;
     info
+}
+
+/// The store's own counters now (see [`Store::counters`]); none when it cannot tell: they
+/// annotate a phase, and a store that fails shows that in the phase itself.
+pub async fn counters_now<S: Store>(store: &mut S) -> BTreeMap<String, u64> {
+    store.counters().await.unwrap_or_default()
+}
+
+/// What each counter rose by from `before` to `after`.
+pub fn counters_since(
+    before: &BTreeMap<String, u64>,
+    after: BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
+    after
+        .into_iter()
+        .map(|(name, n)| {
+            let from = before.get(&name).copied().unwrap_or(0);
+            (name, n.saturating_sub(from))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_rise_from_before_and_never_below_zero() {
+        let before = BTreeMap::from([("MOVED".to_string(), 5), ("ASK".to_string(), 9)]);
+        let after = BTreeMap::from([
+            ("MOVED".to_string(), 12),
+            ("ASK".to_string(), 3),
+            ("new".to_string(), 4),
+        ]);
+        let rose = counters_since(&before, after);
+        assert_eq!(rose["MOVED"], 7);
+        assert_eq!(rose["ASK"], 0, "a restarted server's counter starts again");
+        assert_eq!(rose["new"], 4);
+    }
 }

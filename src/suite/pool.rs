@@ -177,6 +177,7 @@ fn phase_run(
         series: recorder.series,
         open_loop: None,
         retries: 0,
+        counters: BTreeMap::new(),
     }
 }
 

@@ -99,7 +99,7 @@ pub fn start(kind: StoreKind, durability: Durability) -> LocalServer {
         &installation,
         durability,
         &server::DataDirs::temporary(),
-        false,
+        server::Serve::default(),
     )
     .unwrap_or_else(|e| panic!("starting a local {kind} server: {e:#}"))
 }
@@ -114,7 +114,10 @@ pub fn start_tls(kind: StoreKind) -> LocalServer {
         &installation,
         Durability::Relaxed,
         &server::DataDirs::temporary(),
-        true,
+        server::Serve {
+            tls: true,
+            ..Default::default()
+        },
     )
     .unwrap_or_else(|e| panic!("starting a local {kind} server with TLS: {e:#}"))
 }

@@ -236,7 +236,10 @@ impl Adapter for MongoStore {
         let mut options = ClientOptions::parse(url.expose()).await?;
         let tls = tls_of(&options);
         options.connect_timeout = Some(spec.connect_timeout);
-        options.server_selection_timeout = Some(spec.connect_timeout);
+        // A little shorter than the connect timeout around the whole open: a server the
+        // driver cannot select then fails with the driver's reason (a certificate refused,
+        // a connection refused), not with the bare timeout, on a loaded machine too.
+        options.server_selection_timeout = Some(spec.connect_timeout.mul_f64(0.8));
         options.app_name = Some("dbcompare".to_string());
         let database = options
             .default_database

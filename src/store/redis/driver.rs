@@ -14,6 +14,9 @@ impl DriverStore for RedisStore {
     fn driver_operation(&self, op: DriverOp) -> Option<&'static str> {
         use DriverOp::*;
         Some(match op {
+            SimpleExec | PreparedExec if self.cluster.is_some() => {
+                "PING to the master of the fixed key's slot (no prepared statements in Redis)"
+            }
             SimpleExec | PreparedExec => "PING (no prepared statements in Redis)",
             SimpleQueryRow | PreparedQueryRow => "GET of a fixed key holding \"1\"",
             PreparedQueryRowParam => "ECHO <iteration>",
@@ -26,19 +29,28 @@ impl DriverStore for RedisStore {
     async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
         use DriverOp::*;
         if !self.driver_keys {
-            redis::pipe()
-                .set(DRIVER_ONE, "1")
-                .ignore()
-                .set(DRIVER_LARGE, large_string())
-                .ignore()
+            // Two commands: in a cluster the keys may be in different slots.
+            redis::cmd("SET")
+                .arg(DRIVER_ONE)
+                .arg("1")
+                .query_async::<()>(&mut self.conn)
+                .await?;
+            redis::cmd("SET")
+                .arg(DRIVER_LARGE)
+                .arg(large_string())
                 .query_async::<()>(&mut self.conn)
                 .await?;
             self.driver_keys = true;
         }
+        // A cluster client sends a keyless PING to every master: this one goes to one.
+        let node = self
+            .cluster
+            .as_ref()
+            .and_then(|t| t.node_of(super::cluster::slot(DRIVER_ONE.as_bytes())));
         let c = &mut self.conn;
         match op {
             SimpleExec | PreparedExec => {
-                let pong: String = redis::cmd("PING").query_async(c).await?;
+                let pong: String = c.on(node, &redis::cmd("PING")).await?;
                 if pong != "PONG" {
                     bail!("PING gave {pong}");
                 }

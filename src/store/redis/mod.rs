@@ -10,16 +10,20 @@ use anyhow::{Context, Result, bail};
 use bincode::{Decode, Encode};
 use chrono::{TimeZone, Utc};
 use redis::AsyncConnectionConfig;
-use redis::aio::MultiplexedConnection;
 
 use crate::catalog::{StoreInfo, StoreKind};
 use crate::store::tls::{self, Tls, Verify};
 use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
 use crate::workload::record::{Data, Record};
 
+mod cluster;
+mod conn;
 mod driver;
 mod pool;
 mod ycsb;
+
+use cluster::{Node, Topology};
+use conn::Conn;
 
 /// Every key of the benchmark starts with this.
 const PREFIX: &str = "dbcompare:";
@@ -74,7 +78,10 @@ fn decode(bytes: &[u8]) -> Result<Record> {
 }
 
 pub struct RedisStore {
-    conn: MultiplexedConnection,
+    conn: Conn,
+    /// The cluster's masters, when this is a Redis Cluster (read again at every reset and
+    /// description, outside the measured phases).
+    cluster: Option<Topology>,
     data_dir: Option<PathBuf>,
     /// Whether the driver suite's fixed keys were written.
     driver_keys: bool,
@@ -85,45 +92,91 @@ pub struct RedisStore {
 }
 
 impl RedisStore {
-    async fn config(&mut self, name: &str) -> Result<String> {
-        let pair: Vec<String> = redis::cmd("CONFIG")
-            .arg("GET")
-            .arg(name)
-            .query_async(&mut self.conn)
-            .await
-            .with_context(|| {
-                format!(
-                    "CONFIG GET {name} (dbcompare reads the persistence settings back; a \
-                     server that renamed or disabled CONFIG cannot tell them)"
-                )
-            })?;
-        Ok(pair.get(1).cloned().unwrap_or_default())
-    }
-
-    /// Every key starting with `prefix` (SCAN, which may repeat a key: deduplicated).
-    async fn keys(&mut self, prefix: &str) -> Result<Vec<String>> {
-        let mut cursor: u64 = 0;
-        let mut all = Vec::new();
-        loop {
-            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
-                .arg(cursor)
-                .arg("MATCH")
-                .arg(format!("{prefix}*"))
-                .arg("COUNT")
-                .arg(1000)
-                .query_async(&mut self.conn)
-                .await?;
-            all.extend(keys);
-            if next == 0 {
-                all.sort_unstable();
-                all.dedup();
-                return Ok(all);
-            }
-            cursor = next;
+    /// The masters a command for every node goes to: the cluster's, or the one server
+    /// (`None`).
+    fn targets(&self) -> Vec<Option<Node>> {
+        match &self.cluster {
+            Some(t) => t.masters.iter().cloned().map(Some).collect(),
+            None => vec![None],
         }
     }
 
-    /// Deletes every key starting with `prefix`.
+    /// The classic suite's key prefix of a record: `dbcompare:`, and in a cluster its hash
+    /// tag (`dbcompare:{17}:`), so that its value and index entries share a slot.
+    fn scope(&self, unique_id: &str) -> String {
+        match self.cluster {
+            Some(_) => format!("{PREFIX}{}:", cluster::tag(unique_id)),
+            None => PREFIX.to_string(),
+        }
+    }
+
+    /// Reads the cluster's topology again (a no-op on one server).
+    async fn refresh_topology(&mut self) -> Result<()> {
+        if self.cluster.is_some() {
+            self.cluster = Some(topology(&mut self.conn).await?);
+        }
+        Ok(())
+    }
+
+    /// A configuration setting: the one server's, or the masters' when they all agree
+    /// (else each master's, by address).
+    async fn config(&mut self, name: &str) -> Result<String> {
+        let mut values: Vec<(String, String)> = Vec::new();
+        for node in self.targets() {
+            let pair: Vec<String> = self
+                .conn
+                .on(node.as_ref(), redis::cmd("CONFIG").arg("GET").arg(name))
+                .await
+                .with_context(|| {
+                    format!(
+                        "CONFIG GET {name} (dbcompare reads the persistence settings back; a \
+                         server that renamed or disabled CONFIG cannot tell them)"
+                    )
+                })?;
+            let address = node.as_ref().map(Node::address).unwrap_or_default();
+            values.push((address, pair.get(1).cloned().unwrap_or_default()));
+        }
+        let first = values[0].1.clone();
+        if values.iter().all(|(_, v)| *v == first) {
+            return Ok(first);
+        }
+        let each: Vec<String> = values.iter().map(|(a, v)| format!("{v} ({a})")).collect();
+        Ok(each.join(", "))
+    }
+
+    /// Every key starting with `prefix`, on every master (SCAN, which may repeat a key:
+    /// deduplicated).
+    async fn keys(&mut self, prefix: &str) -> Result<Vec<String>> {
+        let mut all = Vec::new();
+        for node in self.targets() {
+            let mut cursor: u64 = 0;
+            loop {
+                let (next, keys): (u64, Vec<String>) = self
+                    .conn
+                    .on(
+                        node.as_ref(),
+                        redis::cmd("SCAN")
+                            .arg(cursor)
+                            .arg("MATCH")
+                            .arg(format!("{prefix}*"))
+                            .arg("COUNT")
+                            .arg(1000),
+                    )
+                    .await?;
+                all.extend(keys);
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
+            }
+        }
+        all.sort_unstable();
+        all.dedup();
+        Ok(all)
+    }
+
+    /// Deletes every key starting with `prefix` (the cluster client splits each UNLINK by
+    /// slot).
     async fn unlink_all(&mut self, prefix: &str) -> Result<()> {
         let keys = self.keys(prefix).await?;
         for chunk in keys.chunks(1000) {
@@ -135,74 +188,173 @@ impl RedisStore {
         Ok(())
     }
 
-    async fn info(&mut self, section: &str) -> Result<BTreeMap<String, String>> {
-        let text: String = redis::cmd("INFO")
-            .arg(section)
-            .query_async(&mut self.conn)
-            .await?;
+    /// A section of `INFO` from one master (the one server).
+    async fn info_of(
+        &mut self,
+        node: Option<&Node>,
+        section: &str,
+    ) -> Result<BTreeMap<String, String>> {
+        let text: String = self.conn.on(node, redis::cmd("INFO").arg(section)).await?;
         Ok(text
             .lines()
             .filter_map(|l| l.split_once(':'))
             .map(|(k, v)| (k.to_string(), v.trim().to_string()))
             .collect())
     }
+
+    /// A section of `INFO` from the server, or from the cluster's first master.
+    async fn info(&mut self, section: &str) -> Result<BTreeMap<String, String>> {
+        let first = self.targets().swap_remove(0);
+        self.info_of(first.as_ref(), section).await
+    }
+
+    /// In a cluster, names the master serving `key` beside a failed command's error.
+    fn on_node(&self, key: &str, e: redis::RedisError) -> anyhow::Error {
+        let node = self
+            .cluster
+            .as_ref()
+            .and_then(|t| t.node_of(cluster::slot(key.as_bytes())));
+        match node {
+            Some(node) => anyhow::Error::new(e).context(format!(
+                "on {} (the master of slot {} when the phase began)",
+                node.address(),
+                cluster::slot(key.as_bytes())
+            )),
+            None => e.into(),
+        }
+    }
+}
+
+/// The cluster's topology, as the node the client picks reports it.
+async fn topology(conn: &mut Conn) -> Result<Topology> {
+    let text: String = redis::cmd("CLUSTER")
+        .arg("NODES")
+        .query_async(conn)
+        .await
+        .context("CLUSTER NODES")?;
+    Topology::parse(&text)
 }
 
 impl Adapter for RedisStore {
     /// Checks a URL the way the driver will read it.
     fn check_url(raw: &str) -> Result<()> {
         let (raw, [ca]) = tls::take_query(raw, ["cacert"])?;
-        tls_of(&raw, ca.as_deref())?;
-        redis::Client::open(raw)?;
+        let nodes = node_urls(&raw)?;
+        tls_of(&nodes[0], ca.as_deref())?;
+        for node in nodes {
+            redis::Client::open(node)?;
+        }
         Ok(())
     }
 
     async fn connect(spec: &ConnectSpec) -> Result<Self> {
         let url = spec.server_url(StoreKind::Redis)?;
-        // TCP_NODELAY, as the other stores' drivers and redis-benchmark set it (this
-        // driver's default leaves Nagle's algorithm on).
         // dbcompare's `cacert=FILE` (redis-cli's `--cacert`): the CA to verify the server
         // with, which the driver's URL lacks.
         let (raw, [ca]) = tls::take_query(url.expose(), ["cacert"])?;
-        let tls = tls_of(&raw, ca.as_deref())?;
-        let info = redis::IntoConnectionInfo::into_connection_info(raw.as_str())?;
-        let tcp = info.tcp_settings().clone().set_nodelay(true);
-        let info = info.set_tcp_settings(tcp);
-        // The driver builds its TLS configuration with the process's provider.
-        tls::provider();
-        let client = match &tls {
+        let cluster = raw
+            .split_once("://")
+            .is_some_and(|(s, _)| s.ends_with("+cluster"));
+        let nodes = node_urls(&raw)?;
+        let tls = tls_of(&nodes[0], ca.as_deref())?;
+        // TCP_NODELAY, as the other stores' drivers and redis-benchmark set it (this
+        // driver's default leaves Nagle's algorithm on).
+        let infos = nodes
+            .iter()
+            .map(|node| {
+                let info = redis::IntoConnectionInfo::into_connection_info(node.as_str())?;
+                let tcp = info.tcp_settings().clone().set_nodelay(true);
+                Ok(info.set_tcp_settings(tcp))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let certificates = match &tls {
             Some(Tls { ca: Some(ca), .. }) => {
                 let root_cert = std::fs::read(ca)
                     .with_context(|| format!("reading the CA file {}", ca.display()))?;
                 tls::certificates(ca)?;
-                redis::Client::build_with_tls(
-                    info,
-                    redis::TlsCertificates {
-                        client_tls: None,
-                        root_cert: Some(root_cert),
-                    },
-                )?
+                Some(redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(root_cert),
+                })
             }
-            _ => redis::Client::open(info)?,
+            _ => None,
         };
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(spec.connect_timeout))
-            // No timer per command (the driver's default arms one on every request): it cost
-            // about 1 us of client CPU per GET, which the other stores' drivers do not pay and
-            // redis-benchmark does not either. A stalled server is left to Ctrl-C, as for them.
-            .set_response_timeout(None);
-        let mut conn = client
-            .get_multiplexed_async_connection_with_config(&config)
-            .await?;
+        // The driver builds its TLS configuration with the process's provider.
+        tls::provider();
+        let mut conn = if cluster {
+            let nodelay = infos
+                .first()
+                .map(|i| i.tcp_settings().clone())
+                .unwrap_or_default();
+            // The nodes it discovers get the builder's TCP settings, not the seeds'.
+            let mut builder = redis::cluster::ClusterClientBuilder::new(infos)
+                .tcp_settings(nodelay)
+                .connection_timeout(spec.connect_timeout)
+                // A few quick retries (a redirect is one): the driver's default of 16, with
+                // waits growing to minutes, would hide a dead node for that long.
+                .retries(3)
+                .min_retry_wait(50)
+                .max_retry_wait(500);
+            if let Some(certificates) = certificates {
+                builder = builder.certs(certificates);
+            }
+            Conn::Cluster(builder.build()?.get_async_connection().await?)
+        } else {
+            let info = infos.into_iter().next().context("no server in the URL")?;
+            let client = match certificates {
+                Some(certificates) => redis::Client::build_with_tls(info, certificates)?,
+                None => redis::Client::open(info)?,
+            };
+            let config = AsyncConnectionConfig::new()
+                .set_connection_timeout(Some(spec.connect_timeout))
+                // No timer per command (the driver's default arms one on every request): it
+                // cost about 1 us of client CPU per GET, which the other stores' drivers do
+                // not pay and redis-benchmark does not either. A stalled server is left to
+                // Ctrl-C, as for them.
+                .set_response_timeout(None);
+            Conn::One(
+                client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await?,
+            )
+        };
         redis::cmd("PING").query_async::<()>(&mut conn).await?;
+        let topology = if cluster {
+            let topology = topology(&mut conn).await?;
+            if topology.covered() != u32::from(cluster::SLOTS) {
+                bail!(
+                    "the cluster serves {} of its {} slots: {}",
+                    topology.covered(),
+                    cluster::SLOTS,
+                    topology.describe()
+                );
+            }
+            Some(topology)
+        } else {
+            None
+        };
         Ok(RedisStore {
             conn,
+            cluster: topology,
             driver_keys: false,
             ycsb: None,
             data_dir: spec.data_dir.clone(),
             tls,
         })
     }
+}
+
+/// The URL of every node a Redis URL names: itself, or each seed of a cluster URL
+/// (`redis+cluster://:pw@h1:7000,h2:7001/` gives `redis://:pw@h1:7000/` and
+/// `redis://:pw@h2:7001/`).
+fn node_urls(raw: &str) -> Result<Vec<String>> {
+    let Some((scheme, rest)) = raw.split_once("://") else {
+        bail!("no scheme");
+    };
+    let Some(plain) = scheme.strip_suffix("+cluster") else {
+        return Ok(vec![raw.to_string()]);
+    };
+    Ok(crate::store::url::HostList::of(&format!("{plain}://{rest}")).urls())
 }
 
 /// The TLS a Redis URL asks for: `rediss://`, verified unless `#insecure`.
@@ -231,6 +383,7 @@ impl Store for RedisStore {
     type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
+        self.refresh_topology().await?;
         // KeyDB keeps its own fields in a section of its own (none on other servers).
         let mut about = self.info("server").await?;
         about.extend(self.info("keydb").await?);
@@ -246,20 +399,45 @@ impl Store for RedisStore {
             .map_or_else(|| "off".to_string(), Tls::describe);
         settings.insert("tls".to_string(), tls);
         let durable = settings["appendonly"] == "yes" && settings["appendfsync"] == "always";
+        let (search_path, write_path) = match &self.cluster {
+            Some(topology) => {
+                settings.insert("cluster".to_string(), topology.describe());
+                settings.insert(
+                    "hash tags".to_string(),
+                    format!(
+                        "a record's value and index entries share one slot: \
+                         dbcompare:{{<tag>}}:<unique_id>, names_<name> and ages_<age> under \
+                         the same tag, one of {} tags by the unique_id",
+                        cluster::PARTITIONS
+                    ),
+                );
+                (
+                    "GET dbcompare:{<tag>}:<unique_id> on the master of its slot (primary key; \
+                     the name and age hashes are written, not searched)",
+                    "MULTI; SET value; HSET names_<name>; HSET ages_<age>; EXEC, on the master \
+                     of the record's slot",
+                )
+            }
+            None => (
+                "GET dbcompare:<unique_id> (primary key; the name and age hashes are written, \
+                 not searched)",
+                "MULTI; SET value; HSET names_<name>; HSET ages_<age>; EXEC",
+            ),
+        };
         Ok(StoreInfo {
             version,
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
             settings,
-            search_path: "GET dbcompare:<unique_id> (primary key; the name and age hashes are \
-                          written, not searched)"
-                .to_string(),
-            write_path: "MULTI; SET value; HSET names_<name>; HSET ages_<age>; EXEC".to_string(),
-            size_method: "AOF bytes (aof_current_size) after SAVE, plus the RDB file when local"
+            search_path: search_path.to_string(),
+            write_path: write_path.to_string(),
+            size_method: "AOF bytes (aof_current_size) after SAVE, plus the RDB file when local \
+                          (summed over the masters of a cluster)"
                 .to_string(),
         })
     }
 
     async fn reset(&mut self) -> Result<()> {
+        self.refresh_topology().await?;
         self.unlink_all(PREFIX)
             .await
             .context("deleting the previous run's keys")?;
@@ -268,47 +446,69 @@ impl Store for RedisStore {
 
     async fn insert(&mut self, r: &Record) -> Result<()> {
         let value = encode(r)?;
-        let key = format!("{PREFIX}{}", r.unique_id);
-        redis::pipe()
+        let scope = self.scope(&r.unique_id);
+        let key = format!("{scope}{}", r.unique_id);
+        let written = redis::pipe()
             .atomic()
             .set(&key, value)
             .ignore()
-            .hset(format!("{PREFIX}names_{}", r.data.name), &r.unique_id, r.id)
+            .hset(format!("{scope}names_{}", r.data.name), &r.unique_id, r.id)
             .ignore()
-            .hset(format!("{PREFIX}ages_{}", r.data.age), &r.unique_id, r.id)
+            .hset(format!("{scope}ages_{}", r.data.age), &r.unique_id, r.id)
             .ignore()
             .query_async::<()>(&mut self.conn)
-            .await?;
-        Ok(())
+            .await;
+        written.map_err(|e| self.on_node(&key, e))
     }
 
     async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
-        let key = format!("{PREFIX}{unique_id}");
-        let bytes: Option<Vec<u8>> = redis::cmd("GET")
-            .arg(key)
+        let key = format!("{}{unique_id}", self.scope(unique_id));
+        let bytes: Option<Vec<u8>> = match redis::cmd("GET")
+            .arg(&key)
             .query_async(&mut self.conn)
-            .await?;
+            .await
+        {
+            Ok(bytes) => bytes,
+            Err(e) => return Err(self.on_node(&key, e)),
+        };
         bytes.map(|b| decode(&b)).transpose()
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
-        redis::cmd("SAVE")
-            .query_async::<()>(&mut self.conn)
-            .await
-            .context(
-                "SAVE, which the size is measured after (a server that renamed or disabled SAVE \
-                 cannot tell its size)",
-            )?;
-        let persistence = self.info("persistence").await?;
-        let aof = persistence
-            .get("aof_current_size")
-            .and_then(|v| v.parse::<u64>().ok());
+        self.refresh_topology().await?;
+        let mut aof_total: Option<u64> = None;
+        let mut rdb_total: Option<u64> = None;
+        for node in self.targets() {
+            let node = node.as_ref();
+            self.conn
+                .on::<()>(node, &redis::cmd("SAVE"))
+                .await
+                .context(
+                    "SAVE, which the size is measured after (a server that renamed or disabled \
+                     SAVE cannot tell its size)",
+                )?;
+            let persistence = self.info_of(node, "persistence").await?;
+            if let Some(aof) = persistence
+                .get("aof_current_size")
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                *aof_total.get_or_insert(0) += aof;
+            }
+            if self.data_dir.is_some() {
+                // A local server: its RDB file, where the server says it keeps it.
+                let mut file = PathBuf::new();
+                for name in ["dir", "dbfilename"] {
+                    let pair: Vec<String> = self
+                        .conn
+                        .on(node, redis::cmd("CONFIG").arg("GET").arg(name))
+                        .await?;
+                    file.push(pair.get(1).cloned().unwrap_or_default());
+                }
+                *rdb_total.get_or_insert(0) += dir_bytes(&file);
+            }
+        }
         let mut usage = DiskUsage::default();
-        let rdb = match self.data_dir.clone() {
-            Some(dir) => Some(dir_bytes(&dir.join(self.config("dbfilename").await?))),
-            None => None,
-        };
-        match (aof, rdb) {
+        match (aof_total, rdb_total) {
             (Some(aof), rdb) => {
                 usage.bytes = aof;
                 if let Some(rdb) = rdb {
@@ -326,6 +526,26 @@ impl Store for RedisStore {
                 .insert("data directory".to_string(), dir_bytes(dir));
         }
         Ok(usage)
+    }
+
+    async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
+        let mut counts = BTreeMap::new();
+        if self.cluster.is_none() {
+            return Ok(counts);
+        }
+        for node in self.targets() {
+            let errors = self.info_of(node.as_ref(), "errorstats").await?;
+            for (code, name) in [("MOVED", "MOVED redirects"), ("ASK", "ASK redirects")] {
+                let count = errors
+                    .get(&format!("errorstat_{code}"))
+                    .and_then(|v| v.strip_prefix("count="))
+                    .and_then(|v| v.split(',').next())
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(0);
+                *counts.entry(name.to_string()).or_insert(0) += count;
+            }
+        }
+        Ok(counts)
     }
 }
 

@@ -62,7 +62,15 @@ impl YcsbStore for RedisStore {
         Some(match op {
             OpKind::Read => "HMGET of the record's fields",
             OpKind::Update => "HSET of the field",
+            OpKind::Insert if self.cluster.is_some() => {
+                "HSET of every field, then ZADD of the key to the index (two commands, as \
+                 YCSB's binding: in a cluster the index is one key, on one master)"
+            }
             OpKind::Insert => "MULTI; HSET of every field; ZADD of the key to the index; EXEC",
+            OpKind::Scan if self.cluster.is_some() => {
+                "ZRANGEBYLEX of the index from the start key, then HMGET of each record, all at \
+                 once (each on the master of its slot)"
+            }
             OpKind::Scan => {
                 "ZRANGEBYLEX of the index from the start key, then HMGET of each record in one \
                  pipeline"
@@ -97,6 +105,20 @@ impl YcsbStore for RedisStore {
             .map(String::as_str)
             .zip(values.iter().map(String::as_str))
             .collect();
+        if self.cluster.is_some() {
+            redis::cmd("HSET")
+                .arg(keys.record(key))
+                .arg(&pairs)
+                .query_async::<()>(&mut self.conn)
+                .await?;
+            redis::cmd("ZADD")
+                .arg(&keys.index)
+                .arg(0)
+                .arg(key)
+                .query_async::<()>(&mut self.conn)
+                .await?;
+            return Ok(());
+        }
         let mut pipe = redis::pipe();
         pipe.atomic()
             .hset_multiple(keys.record(key), &pairs)
@@ -147,15 +169,24 @@ impl YcsbStore for RedisStore {
             .arg(count)
             .query_async(&mut self.conn)
             .await?;
-        let mut pipe = redis::pipe();
-        for key in &found {
-            pipe.cmd("HMGET")
-                .arg(keys.record(key))
-                .arg(keys.asked(field));
-        }
         let answers: Vec<Vec<Option<String>>> = if found.is_empty() {
             Vec::new()
+        } else if self.cluster.is_some() {
+            // A pipeline goes to one node: one command per record, sent at once.
+            let reads = found.iter().map(|key| {
+                let mut conn = self.conn.clone();
+                let mut cmd = redis::cmd("HMGET");
+                cmd.arg(keys.record(key)).arg(keys.asked(field));
+                async move { cmd.query_async::<Vec<Option<String>>>(&mut conn).await }
+            });
+            futures::future::try_join_all(reads).await?
         } else {
+            let mut pipe = redis::pipe();
+            for key in &found {
+                pipe.cmd("HMGET")
+                    .arg(keys.record(key))
+                    .arg(keys.asked(field));
+            }
             pipe.query_async(&mut self.conn).await?
         };
         let count = keys.fields.len();

@@ -213,7 +213,9 @@ async fn run_once<C: Connect + Send + 'static>(
             connector: clients.connector(),
             retries: workload.plan.retries,
         };
-        let run = insert_phase(main, retry, work, observer).await;
+        let counted = super::counters_now(main).await;
+        let mut run = insert_phase(main, retry, work, observer).await;
+        run.run.counters = super::counters_since(&counted, super::counters_now(main).await);
         finish_phase(run, &mut runs, result, observer)?;
     }
 
@@ -234,7 +236,8 @@ async fn run_once<C: Connect + Send + 'static>(
             connections.push(clients.open(connections.len()).await?);
         }
         for work in &workload.sizes {
-            let run = if concurrency == 1 && workload.plan.rate.is_none() {
+            let counted = super::counters_now(&mut connections[0]).await;
+            let mut run = if concurrency == 1 && workload.plan.rate.is_none() {
                 let retry = Retry {
                     connector: clients.connector(),
                     retries: workload.plan.retries,
@@ -244,6 +247,8 @@ async fn run_once<C: Connect + Send + 'static>(
                 let how = (workload.plan.rate, workload.plan.retries);
                 search_phase_tasks(clients, connections, concurrency, work, how, observer).await?
             };
+            let now = super::counters_now(&mut connections[0]).await;
+            run.run.counters = super::counters_since(&counted, now);
             finish_phase(run, &mut runs, result, observer)?;
         }
     }

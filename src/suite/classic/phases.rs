@@ -220,6 +220,7 @@ fn one_connection_run(
             series: recorder.series,
             open_loop: None,
             retries,
+            counters: BTreeMap::new(),
         },
         first_error: errors.first,
     }
@@ -374,6 +375,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
             series: recorder.series,
             open_loop,
             retries,
+            counters: BTreeMap::new(),
         },
         first_error,
     })

@@ -279,6 +279,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     let workload = Arc::new(workload.clone());
     let done = Arc::new(AtomicU64::new(0));
     let live = Arc::new(Mutex::new(measure::new_histogram()));
+    let counted = super::counters_now(&mut connections[0]).await;
     let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
     let meter = Meter::start();
     let start = tokio::time::Instant::now();
@@ -364,6 +365,10 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     if let Some(e) = panicked {
         anyhow::bail!("a YCSB task failed: {e}");
     }
+    let counters = match connections.first_mut() {
+        Some(store) => super::counters_since(&counted, super::counters_now(store).await),
+        None => Default::default(),
+    };
     observer.progress(all.len());
     // One phase per operation type, sharing the run's wall time and CPU, then the whole run.
     let wall_s = figures.wall_ms / 1e3;
@@ -397,6 +402,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             series: Series::new(started),
             open_loop: None,
             retries: 0,
+            counters: Default::default(),
         });
     }
     let total = PhaseRun {
@@ -414,6 +420,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         series: all.series,
         open_loop,
         retries: 0,
+        counters,
     };
     match runs.as_mut_slice() {
         // One operation type (a load, workload C): it is the whole run, with its errors.
@@ -421,6 +428,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             only.errors = total.errors;
             only.open_loop = total.open_loop;
             only.series = total.series;
+            only.counters = total.counters;
         }
         _ => runs.push(total),
     }
