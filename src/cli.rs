@@ -44,12 +44,29 @@ pub enum Command {
     /// with its confidence interval and a Welch t-test verdict; the differences between the
     /// runs' plans, versions, settings and machines first.
     Compare(CompareArgs),
+    /// Merge the run.json files of N load clients (`run --client K/N`, one --start-at) into
+    /// one run: counts added, latency histograms merged exactly, time series added from the
+    /// common start; every output written to --out. Shares of different runs, a missing
+    /// share or one given twice are refused.
+    Merge(MergeArgs),
     /// Print the JSON Schema of run.json (the file schema/run.schema.json holds).
     Schema,
     /// Stop the throw-away servers and delete the directories that a killed dbcompare left
     /// behind (every run does this first too). Only directories marked as dbcompare's whose
     /// dbcompare process is gone are touched.
     Clean(CleanArgs),
+}
+
+/// Arguments of `dbcompare merge`.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// Every client's run.json, in any order.
+    #[arg(value_name = "RUN.json", required = true)]
+    pub runs: Vec<PathBuf>,
+
+    /// Write the merged run's files here (created if needed).
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
 }
 
 /// Arguments of `dbcompare clean`.
@@ -323,6 +340,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value = "0")]
     pub retries: u32,
 
+    /// Classic suite, one of several load clients on the same --url servers: do the K-th
+    /// of N shares of the work (every N-th record to insert and search, from the K-th, with
+    /// the same seed). Client 1 resets the store and measures its sizes; the clients meet
+    /// before every phase through the store itself. `dbcompare merge` makes one run of the
+    /// N run.json files.
+    #[arg(long, value_name = "K/N", requires = "start_at")]
+    pub client: Option<crate::workload::share::Share>,
+
+    /// With --client: when the clients begin, the same time for all of them (RFC 3339, for
+    /// example 2026-12-02T03:00:00Z, or Unix seconds); it also names the coordinated run, so
+    /// give each run a new one.
+    #[arg(long, value_name = "TIME", requires = "client", value_parser = parse_time)]
+    pub start_at: Option<chrono::DateTime<chrono::Utc>>,
+
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
     #[arg(long, default_value_t = DEFAULT_SEED)]
@@ -404,6 +435,17 @@ pub struct ServerArgs {
 pub struct ListArgs {
     #[command(flatten)]
     pub server: ServerArgs,
+}
+
+/// RFC 3339 (`2026-12-02T03:00:00Z`) or Unix seconds.
+fn parse_time(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    if let Ok(seconds) = s.parse::<i64>() {
+        return chrono::DateTime::from_timestamp(seconds, 0)
+            .ok_or_else(|| format!("`{s}`: not a time"));
+    }
+    chrono::DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&chrono::Utc))
+        .map_err(|e| format!("`{s}`: RFC 3339 (2026-12-02T03:00:00Z) or Unix seconds ({e})"))
 }
 
 fn parse_percent(s: &str) -> Result<f64, String> {

@@ -8,7 +8,9 @@
 //! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite, the
 //!   report out (written after every store).
 //! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
-//! - [`saved`]: the commands on saved runs (`report`, `compare`, `schema`): no database.
+//! - [`saved`]: the commands on saved runs (`report`, `compare`, `merge`, `schema`): no
+//!   database.
+//! - [`merge`][mod@merge]: N load clients' runs (`--client K/N`) as one.
 //! - [`setup`]: where a store runs, made ready (its throw-away server started, its
 //!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
@@ -47,6 +49,7 @@ pub mod interrupt;
 pub mod liveness;
 pub mod machine;
 pub mod measure;
+pub mod merge;
 pub mod plan;
 pub mod report;
 pub mod run;
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Some(Command::Server(args)) => serve(&args),
         Some(Command::Report(args)) => saved::report(&args),
         Some(Command::Compare(args)) => saved::compare(&args),
+        Some(Command::Merge(args)) => saved::merge(&args),
         Some(Command::Schema) => saved::schema(),
         Some(Command::Clean(args)) => {
             let removed = clean(args.data_dir.as_deref())?;

@@ -9,11 +9,12 @@ use std::time::Duration;
 use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::cli::{RunArgs, ServerArgs, StoreSelector, Suite};
 use crate::error::UsageError;
-use crate::report::model::PlanSummary;
+use crate::report::model::{ClientShare, PlanSummary};
 use crate::server::{self, DataDirs, Installation};
 use crate::store::registry::parse_url;
 use crate::store::url::{StoreUrl, mask_userinfo};
 use crate::suite::classic::ClassicPlan;
+use crate::suite::classic::rendezvous::Rendezvous;
 use crate::suite::driver::DriverPlan;
 use crate::suite::pool::PoolPlan;
 use crate::suite::ycsb::YcsbPlan;
@@ -244,6 +245,15 @@ impl RunPlan {
                 )));
             }
         }
+        let rendezvous = match (args.client, args.start_at) {
+            (Some(share), Some(start_at)) => {
+                client_targets(args.suite, &stores, &args.options)?;
+                let limit =
+                    (args.stall_timeout > 0).then(|| Duration::from_secs(args.stall_timeout));
+                Some(Rendezvous::new(share, start_at, limit))
+            }
+            _ => None,
+        };
         if args.retries > 0 && args.suite != Suite::Classic {
             return Err(UsageError::new(format!(
                 "--retries: the classic suite retries on a new connection; the {} suite \
@@ -263,6 +273,7 @@ impl RunPlan {
                 concurrency: dedup_levels(&args.concurrency),
                 rate: args.rate.map(|r| r.get() as f64),
                 retries: args.retries,
+                rendezvous,
             },
             driver: DriverPlan {
                 scale: args.scale,
@@ -338,8 +349,51 @@ impl RunPlan {
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
             blog_reference: self.blog_reference,
             retries: self.classic.retries,
+            client: self.classic.rendezvous.as_ref().map(|r| ClientShare {
+                index: r.share().number(),
+                of: r.share().count(),
+                start_at: r
+                    .start_at()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            }),
         }
     }
+}
+
+/// With `--client`: the classic suite, and every store on a server all the clients reach.
+fn client_targets(
+    suite: Suite,
+    stores: &[(StoreKind, Target)],
+    options: &StoreOptions,
+) -> Result<(), UsageError> {
+    if suite != Suite::Classic {
+        return Err(UsageError::new(format!(
+            "--client: the classic suite is shared between load clients; the {} suite \
+             checks each answer against what this client alone wrote",
+            format!("{suite:?}").to_lowercase()
+        )));
+    }
+    for (kind, target) in stores {
+        match target {
+            Target::Url(_) => {}
+            Target::Embedded if options.sqlite_path.is_some() => {}
+            Target::Embedded => {
+                return Err(UsageError::new(format!(
+                    "--client: the clients must share one {kind} database: give it with \
+                     --sqlite-path FILE"
+                )));
+            }
+            // Skipped (named, it was refused already).
+            Target::Unavailable(_) => {}
+            Target::Local(_) => {
+                return Err(UsageError::new(format!(
+                    "--client: every client must use the same {kind} server: give it with \
+                     --url {kind}=URL (a throw-away server would be this client's alone)"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// YCSB's core workload letters in YCSB's recommended order (the inserting ones last).

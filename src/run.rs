@@ -112,6 +112,7 @@ pub async fn run_plan(
         floor: None,
         client_peak_rss_bytes: None,
         stores: Vec::new(),
+        shares: Vec::new(),
     };
     if plan.floor {
         // The directory the throw-away servers (and SQLite's temporary file) keep data in.

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::cli::{CompareArgs, ReportArgs, ReportFormat};
+use crate::cli::{CompareArgs, MergeArgs, ReportArgs, ReportFormat};
 use crate::error::UsageError;
 use crate::report::{Format, OutputDir, compare, csv, html, json, markdown, text};
 
@@ -109,6 +109,28 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
             "error: {where_} got {pct:.1}% worse (significant), more than --fail-if-slower {limit}%"
         );
         return Ok(1);
+    }
+    Ok(0)
+}
+
+/// `dbcompare merge`: the clients' runs as one, every output written to `--out`; exit 0
+/// once written, whatever the runs' outcomes (the merged report says them).
+pub fn merge(args: &MergeArgs) -> Result<u8> {
+    let out = OutputDir::prepare(&args.out)?;
+    let _lock = out.lock()?;
+    let merged =
+        crate::merge::merge_files(&args.runs).map_err(|e| UsageError::new(format!("{e:#}")))?;
+    for path in out.write_formats(&merged, &Format::ALL)? {
+        println!("wrote {}", path.display());
+    }
+    // The merge itself succeeded; each client's run gave its own exit code already.
+    for store in merged
+        .stores
+        .iter()
+        .filter(|s| s.status != crate::report::model::StoreStatus::Ok)
+    {
+        let why = store.error.as_deref().unwrap_or("no reason recorded");
+        eprintln!("note: {} did not run to its end: {why}", store.store);
     }
     Ok(0)
 }

@@ -40,6 +40,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         client_bound: None,
         retries: 0,
         server_counters: Default::default(),
+        client_wall_ms: Vec::new(),
         series: Vec::new(),
     }
 }
@@ -167,6 +168,7 @@ fn fixture() -> Report {
             workloads: Vec::new(),
             blog_reference: true,
             retries: 0,
+            client: None,
         },
         machine: Machine {
             cpu_model: "Example CPU @ 2.00GHz".into(),
@@ -199,6 +201,7 @@ fn fixture() -> Report {
         }),
         client_peak_rss_bytes: Some(31 << 20),
         stores: vec![ok, failed, skipped],
+        shares: Vec::new(),
     }
 }
 

@@ -325,6 +325,7 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
             }
             sum
         }),
+        client_wall_ms: Vec::new(),
         // A phase of a YCSB operation type shares its workload's series: none of its own.
         series: runs
             .iter()

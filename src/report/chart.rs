@@ -1838,6 +1838,7 @@ mod tests {
             client_bound: None,
             retries: 0,
             server_counters: Default::default(),
+            client_wall_ms: Vec::new(),
             series: [0.9, 1.0, 1.1]
                 .map(|f| series_of(ops_per_s * f, 1000))
                 .to_vec(),
@@ -1905,11 +1906,13 @@ mod tests {
                 workloads: Vec::new(),
                 blog_reference: true,
                 retries: 0,
+                client: None,
             },
             machine: machine(),
             floor: None,
             client_peak_rss_bytes: None,
             stores,
+            shares: Vec::new(),
         }
     }
 

@@ -289,6 +289,27 @@ pub fn run_facts(report: &Report) -> Vec<String> {
     if let Some(f) = &report.floor {
         facts.push(super::text::floor_line(f).replace(&f.fsync_dir, &format!("`{}`", f.fsync_dir)));
     }
+    if let Some(c) = &p.client {
+        facts.push(format!(
+            "load client {}/{} of the run that began at {} (its share alone: `dbcompare merge` \
+             makes one run of the {} clients' run.json files)",
+            c.index, c.of, c.start_at, c.of
+        ));
+    }
+    if !report.shares.is_empty() {
+        let mut line = format!(
+            "merged from {} load clients (the machine and floor above are client 1's):",
+            report.shares.len()
+        );
+        for s in &report.shares {
+            let _ = write!(
+                line,
+                "\n  - client {}: `{}`, {}, {} cores, from {} to {}",
+                s.index, s.file, s.machine.cpu_model, s.machine.cores, s.started_at, s.finished_at
+            );
+        }
+        facts.push(line);
+    }
     facts
 }
 

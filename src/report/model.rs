@@ -65,6 +65,10 @@ pub struct Report {
     pub client_peak_rss_bytes: Option<u64>,
     /// One entry per requested store, in run order.
     pub stores: Vec<StoreResult>,
+    /// A merged run (`dbcompare merge`): every load client's run, in share order; the
+    /// figures above are theirs together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<MergedShare>,
 }
 
 /// The machine's floor: the loopback round trip every server store's operation pays at
@@ -163,6 +167,38 @@ pub struct PlanSummary {
     /// `--retries`: how often a failed operation could be made again on a new connection.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub retries: u32,
+    /// One of several load clients (`--client K/N`): which one, of how many, from when.
+    /// Absent for a whole run, and in a merged one (see `Report::shares`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientShare>,
+}
+
+/// One load client's share of a run (`--client K/N --start-at TIME`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClientShare {
+    /// K, from 1.
+    pub index: u32,
+    /// N.
+    pub of: u32,
+    /// When the clients began (`--start-at`), RFC 3339.
+    pub start_at: String,
+}
+
+/// A load client's run, as `dbcompare merge` found it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MergedShare {
+    /// K, from 1.
+    pub index: u32,
+    /// The run.json it came from, as given to `merge`.
+    pub file: String,
+    /// Its own wall-clock start and end, RFC 3339.
+    pub started_at: String,
+    pub finished_at: String,
+    /// The machine it ran on.
+    pub machine: Machine,
+    /// That machine's floor, when measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<Floor>,
 }
 
 fn yes() -> bool {
@@ -381,6 +417,11 @@ pub struct PhaseResult {
     /// `INFO errorstats`); absent for a store that keeps none.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub server_counters: BTreeMap<String, u64>,
+    /// A merged run (`dbcompare merge`): each load client's wall time of the phase
+    /// (median of its runs), in share order; the phase's own is the slowest one's, since
+    /// they began together. Absent in a client's own run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_wall_ms: Vec<f64>,
     /// Every measured run's time series, in run order (absent in reports before they were
     /// recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

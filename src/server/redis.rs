@@ -108,11 +108,27 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
              --url redis-cluster=rediss+cluster://:PASSWORD@h1:7000,h2:7001/"
         );
     }
+    if major_version(&inst.version).is_some_and(|v| v < 7) {
+        bail!(
+            "the throw-away Redis Cluster needs Redis 7.0 or later (for cluster-port); this is {}",
+            inst.version
+        );
+    }
     let data = launch.dir.join("data");
     std::fs::create_dir(&data).with_context(|| format!("creating {}", data.display()))?;
+    // Every node's port and cluster bus port, each a different one.
+    let mut taken = std::collections::HashSet::from([launch.port]);
+    let mut other_port = || -> Result<u16> {
+        loop {
+            let port = free_port()?;
+            if taken.insert(port) {
+                return Ok(port);
+            }
+        }
+    };
     let mut ports = vec![launch.port];
     while ports.len() < usize::from(launch.masters) {
-        ports.push(free_port()?);
+        ports.push(other_port()?);
     }
     let mut nodes = Nodes {
         children: Vec::new(),
@@ -127,7 +143,7 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
         // out of range).
         conf.push_str(&format!(
             "cluster-enabled yes\ncluster-config-file nodes.conf\ncluster-port {}\n",
-            free_port()?
+            other_port()?
         ));
         let conf_path = launch.dir.join(format!("redis-{port}.conf"));
         write_file(&conf_path, &conf)?;
@@ -140,6 +156,11 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
             group = child.id() as i32;
             let dir = (!launch.keep_data).then(|| launch.dir.to_path_buf());
             nodes.tracked = Some(super::track(group, true, dir));
+            // For `dbcompare clean` after a kill -9, from now on: the first node leads
+            // every node's process group.
+            if let Err(e) = super::leftovers::mark_server(launch.dir, group) {
+                eprintln!("warning: {e:#}");
+            }
         }
         nodes.children.push(child);
     }
@@ -186,6 +207,12 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
     Ok(Process::Group(children.into_iter().zip(ports).collect()))
 }
 
+/// The major version in redis-server's `--version` line (`Redis server v=7.0.15 ...`).
+fn major_version(line: &str) -> Option<u32> {
+    let v = line.split("v=").nth(1)?;
+    v.split('.').next()?.parse().ok()
+}
+
 /// redis-cli for the throw-away nodes: the password from the environment (never on a
 /// command line), TLS verified against their CA.
 fn cli(inst: &Installation, launch: &Launch) -> Command {
@@ -196,4 +223,15 @@ fn cli(inst: &Installation, launch: &Launch) -> Command {
         cli.arg("--tls").arg("--cacert").arg(&tls.ca);
     }
     cli
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_major_version_is_read_from_the_version_line() {
+        let line = "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64";
+        assert_eq!(super::major_version(line), Some(7));
+        assert_eq!(super::major_version("Redis server v=6.0.16 sha=0"), Some(6));
+        assert_eq!(super::major_version("Redis (unknown version)"), None);
+    }
 }

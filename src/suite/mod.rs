@@ -57,22 +57,26 @@ pub fn per_test_paths(mut info: StoreInfo) -> StoreInfo {
     info
 }
 
-/// The store's own counters now (see [`Store::counters`]); none when it cannot tell: they
-/// annotate a phase, and a store that fails shows that in the phase itself.
-pub async fn counters_now<S: Store>(store: &mut S) -> BTreeMap<String, u64> {
-    store.counters().await.unwrap_or_default()
+/// The store's own counters now (see [`Store::counters`]); `None` when it cannot tell:
+/// they annotate a phase, and a store that fails shows that in the phase itself.
+pub async fn counters_now<S: Store>(store: &mut S) -> Option<BTreeMap<String, u64>> {
+    store.counters().await.ok()
 }
 
-/// What each counter rose by from `before` to `after`.
+/// What each counter rose by from `before` to `after`; none unless both were read (a
+/// counter read after the phase alone would give all since the server started).
 pub fn counters_since(
-    before: &BTreeMap<String, u64>,
-    after: BTreeMap<String, u64>,
+    before: &Option<BTreeMap<String, u64>>,
+    after: Option<BTreeMap<String, u64>>,
 ) -> BTreeMap<String, u64> {
+    let (Some(before), Some(after)) = (before, after) else {
+        return BTreeMap::new();
+    };
     after
         .into_iter()
-        .map(|(name, n)| {
-            let from = before.get(&name).copied().unwrap_or(0);
-            (name, n.saturating_sub(from))
+        .filter_map(|(name, n)| {
+            let from = *before.get(&name)?;
+            Some((name, n.saturating_sub(from)))
         })
         .collect()
 }
@@ -89,9 +93,14 @@ mod tests {
             ("ASK".to_string(), 3),
             ("new".to_string(), 4),
         ]);
-        let rose = counters_since(&before, after);
+        let rose = counters_since(&Some(before.clone()), Some(after.clone()));
         assert_eq!(rose["MOVED"], 7);
         assert_eq!(rose["ASK"], 0, "a restarted server's counter starts again");
-        assert_eq!(rose["new"], 4);
+        assert!(
+            !rose.contains_key("new"),
+            "not read before the phase: unknown"
+        );
+        assert!(counters_since(&None, Some(after)).is_empty());
+        assert!(counters_since(&Some(before), None).is_empty());
     }
 }

@@ -8,8 +8,10 @@
 //!   for the stores without typed columns.
 //! - [`ycsb`]: YCSB's core workloads: their files, keys, generators, operation sequences and
 //!   values.
+//! - [`share`]: one load client's share of a workload run by several.
 
 pub mod driver;
 pub mod pool;
 pub mod record;
+pub mod share;
 pub mod ycsb;

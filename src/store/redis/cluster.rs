@@ -10,8 +10,10 @@ pub const SLOTS: u16 = 16384;
 /// How many hash tags the classic suite's records are spread over. A record's value and its
 /// entries in the name and age indexes carry its tag, so they share a slot; each tag has
 /// its own name and age hashes (a partitioned index, as a sharded store keeps one per
-/// shard). 256 tags put each master of a small cluster within a few percent of its share.
-pub const PARTITIONS: u32 = 256;
+/// shard). The tags' slots are evenly spaced (every 16th slot), so a master serving a
+/// contiguous range of slots gets its share of the tags within one: 1024 / N each for up to
+/// 64 masters.
+pub const PARTITIONS: u32 = 1024;
 
 /// The hash slot of `key`, as the servers compute it: CRC16 (XMODEM) of its hash tag (the
 /// part between the first `{` and the next `}`, when not empty) or of the whole key.
@@ -27,15 +29,40 @@ fn hash_tag(key: &[u8]) -> Option<&[u8]> {
     (!tag.is_empty()).then_some(tag)
 }
 
-/// The hash tag of the record with this unique id, `{<partition>}`: FNV-1a of the id,
-/// modulo [`PARTITIONS`] (the same on every run and machine).
-pub fn tag(unique_id: &str) -> String {
+/// The hash tag of the record with this unique id (`{1234}`): the tag of its partition,
+/// FNV-1a of the id modulo [`PARTITIONS`] (the same on every run and machine).
+pub fn tag(unique_id: &str) -> &'static str {
     let mut hash: u32 = 0x811c_9dc5;
     for &b in unique_id.as_bytes() {
         hash ^= u32::from(b);
         hash = hash.wrapping_mul(0x0100_0193);
     }
-    format!("{{{}}}", hash % PARTITIONS)
+    &tags()[(hash % PARTITIONS) as usize]
+}
+
+/// The partitions' tags: the `i`-th is the first decimal number whose slot is `16 i`, in
+/// braces.
+fn tags() -> &'static [String] {
+    static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    TAGS.get_or_init(|| {
+        let step = u32::from(SLOTS) / PARTITIONS;
+        let mut tags: Vec<Option<String>> = vec![None; PARTITIONS as usize];
+        let mut left = PARTITIONS;
+        // Decimal strings reach every slot (these 1024 within about 120,000 on average).
+        for n in 0u64.. {
+            let candidate = n.to_string();
+            let s = u32::from(slot(candidate.as_bytes()));
+            let i = (s / step) as usize;
+            if s % step == 0 && tags[i].is_none() {
+                tags[i] = Some(format!("{{{candidate}}}"));
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        tags.into_iter().flatten().collect()
+    })
 }
 
 /// A master of the cluster and the slots it serves.
@@ -108,7 +135,11 @@ impl Topology {
                         .filter(|&n| n < SLOTS)
                         .with_context(|| format!("the slot range {range} of {address}"))
                 };
-                slots.push((parse(a)?, parse(b)?));
+                let (a, b) = (parse(a)?, parse(b)?);
+                if a > b {
+                    bail!("the slot range {range} of {address} runs backwards");
+                }
+                slots.push((a, b));
             }
             masters.push(Node {
                 host: host.to_string(),
@@ -131,9 +162,13 @@ impl Topology {
             .find(|n| n.slots.iter().any(|&(a, b)| (a..=b).contains(&slot)))
     }
 
-    /// Slots some master serves (16384 when the cluster is whole).
+    /// Slots some master that is not failing serves (16384 when the cluster is whole).
     pub fn covered(&self) -> u32 {
-        self.masters.iter().map(Node::slot_count).sum()
+        self.masters
+            .iter()
+            .filter(|n| !n.failing)
+            .map(Node::slot_count)
+            .sum()
     }
 
     /// For the report: `3 masters, 0 replicas; 127.0.0.1:7000 slots 0-5460 (5461), ...`.
@@ -192,10 +227,10 @@ mod tests {
         assert_eq!(slot(b"123456789"), 12739);
         assert_eq!(slot(b"foo"), 12182);
         assert_eq!(slot(b"{user1000}.following"), slot(b"user1000"));
+        // An empty tag: the whole key is hashed.
         assert_eq!(
             slot(b"foo{}{bar}"),
-            slot(b"foo{}{bar}"),
-            "an empty tag hashes the key"
+            crc16::State::<crc16::XMODEM>::calculate(b"foo{}{bar}") % SLOTS
         );
         assert_ne!(slot(b"foo{}{bar}"), slot(b"bar"));
         assert_eq!(slot(b"foo{{bar}}zap"), slot(b"{bar"));
@@ -205,7 +240,7 @@ mod tests {
     #[test]
     fn tags_spread_records_over_every_partition_and_are_stable() {
         let mut seen = std::collections::BTreeSet::new();
-        for i in 0..10_000 {
+        for i in 0..50_000 {
             let t = tag(&format!("id-{i}"));
             assert!(t.starts_with('{') && t.ends_with('}'), "{t}");
             seen.insert(t);
@@ -219,6 +254,30 @@ mod tests {
         );
     }
 
+    /// With the slots split into contiguous ranges as `redis-cli --cluster create` splits
+    /// them, every master gets its share of the tags within one.
+    #[test]
+    fn every_master_gets_its_share_of_the_tags() {
+        let slots: Vec<u16> = tags()
+            .iter()
+            .map(|t| slot(t.trim_matches(['{', '}']).as_bytes()))
+            .collect();
+        for (i, &s) in slots.iter().enumerate() {
+            assert_eq!(u32::from(s), i as u32 * 16);
+        }
+        for masters in [3u32, 4, 5, 7, 8, 16, 64] {
+            let per = f64::from(SLOTS) / f64::from(masters);
+            let counts: Vec<usize> = (0..masters)
+                .map(|m| {
+                    let (a, b) = ((f64::from(m) * per) as u16, (f64::from(m + 1) * per) as u16);
+                    slots.iter().filter(|&&s| s >= a && s < b).count()
+                })
+                .collect();
+            let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{masters} masters: {counts:?}");
+        }
+    }
+
     #[test]
     fn cluster_nodes_gives_masters_slots_and_replicas() {
         let t = Topology::parse(NODES).unwrap();
@@ -230,7 +289,8 @@ mod tests {
         );
         assert_eq!(t.masters[1].slots, [(5461, 10921), (10922, 10922)]);
         assert!(t.masters[1].failing);
-        assert_eq!(t.covered(), 16384);
+        // A failing master's slots are not served.
+        assert_eq!(t.covered(), 16384 - 5462);
         assert_eq!(t.node_of(0).unwrap().port, 7101);
         assert_eq!(t.node_of(10922).unwrap().port, 7102);
         assert_eq!(t.node_of(16383).unwrap().port, 7103);

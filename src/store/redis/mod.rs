@@ -216,7 +216,7 @@ impl RedisStore {
             .and_then(|t| t.node_of(cluster::slot(key.as_bytes())));
         match node {
             Some(node) => anyhow::Error::new(e).context(format!(
-                "on {} (the master of slot {} when the phase began)",
+                "on {} (the master of slot {} when dbcompare last read the topology)",
                 node.address(),
                 cluster::slot(key.as_bytes())
             )),
@@ -407,7 +407,7 @@ impl Store for RedisStore {
                     format!(
                         "a record's value and index entries share one slot: \
                          dbcompare:{{<tag>}}:<unique_id>, names_<name> and ages_<age> under \
-                         the same tag, one of {} tags by the unique_id",
+                         the same tag, one of {} tags by the unique_id, their slots evenly spaced",
                         cluster::PARTITIONS
                     ),
                 );
@@ -534,10 +534,18 @@ impl Store for RedisStore {
             return Ok(counts);
         }
         for node in self.targets() {
-            let errors = self.info_of(node.as_ref(), "errorstats").await?;
+            let text: String = self
+                .conn
+                .on(node.as_ref(), redis::cmd("INFO").arg("errorstats"))
+                .await?;
+            if !text.contains("# Errorstats") {
+                bail!("no INFO errorstats (Redis before 6.2): the redirects are not counted");
+            }
+            let errors: BTreeMap<&str, &str> =
+                text.lines().filter_map(|l| l.split_once(':')).collect();
             for (code, name) in [("MOVED", "MOVED redirects"), ("ASK", "ASK redirects")] {
                 let count = errors
-                    .get(&format!("errorstat_{code}"))
+                    .get(format!("errorstat_{code}").as_str())
                     .and_then(|v| v.strip_prefix("count="))
                     .and_then(|v| v.split(',').next())
                     .and_then(|v| v.parse::<u64>().ok())

@@ -13,10 +13,13 @@ use crate::measure::{self, PhaseRun};
 use crate::report::model::StoreResult;
 use crate::store::{DiskUsage, Store};
 use crate::workload::record::{Records, SearchOrder, Size};
+use crate::workload::share::Share;
 
 mod phases;
+pub mod rendezvous;
 
 use phases::{Measured, Retry, insert_phase, search_phase_closed, search_phase_tasks};
+use rendezvous::Rendezvous;
 
 /// Operations between two progress updates.
 const PROGRESS_EVERY: usize = 512;
@@ -37,6 +40,18 @@ pub struct ClassicPlan {
     pub rate: Option<f64>,
     /// Times an operation that failed may be made again on a new connection.
     pub retries: u32,
+    /// With several load clients (`--client K/N`): this client's share and where the
+    /// clients meet; `None`: the whole workload, alone.
+    pub rendezvous: Option<Rendezvous>,
+}
+
+impl ClassicPlan {
+    /// This client's share of the work (the whole of it when alone).
+    pub fn share(&self) -> Share {
+        self.rendezvous
+            .as_ref()
+            .map_or(Share::WHOLE, Rendezvous::share)
+    }
 }
 
 impl ClassicPlan {
@@ -51,6 +66,7 @@ impl ClassicPlan {
             concurrency: vec![1],
             rate: None,
             retries: 0,
+            rendezvous: None,
         }
     }
 }
@@ -59,6 +75,8 @@ impl ClassicPlan {
 /// again from the seed when it is needed, so memory does not grow with the run.
 struct SizeWork {
     size: Size,
+    /// This client's share of the records to insert and of the searches.
+    share: Share,
     records: Arc<Records>,
     order: Arc<SearchOrder>,
 }
@@ -82,6 +100,7 @@ impl Workload {
                     SearchOrder::new(plan.seed, size, size.records * plan.searches_per_insert);
                 SizeWork {
                     size: size.clone(),
+                    share: plan.share(),
                     records: Arc::new(records),
                     order: Arc::new(order),
                 }
@@ -120,6 +139,15 @@ pub async fn run<C: Connect + Send + 'static>(
     observer: &mut dyn Observer,
 ) -> Result<()> {
     let plan = &workload.plan;
+    let mut rendezvous = plan.rendezvous.clone();
+    if let Some(r) = &rendezvous {
+        observer.status(&format!(
+            "client {}: waiting until {} (--start-at)",
+            r.share(),
+            r.start_at().to_rfc3339()
+        ));
+        rendezvous::sleep_until(r.start_at()).await;
+    }
     let mut connections = vec![clients.open(0).await?];
     let mut measured: Vec<PhaseRun> = Vec::new();
     let total = plan.warmup_runs + plan.runs.max(1);
@@ -150,6 +178,7 @@ pub async fn run<C: Connect + Send + 'static>(
                 before: &measured,
                 this: &mut this_run,
                 counted: matches!(label, RunLabel::Measured { .. }),
+                rendezvous: rendezvous.as_mut(),
             },
             rep == 0,
         )
@@ -181,6 +210,8 @@ struct Runs<'a> {
     this: &'a mut Vec<PhaseRun>,
     /// A measured run (not a warm-up): its phases count in the figures.
     counted: bool,
+    /// Where this load client meets the others before each phase, when there are others.
+    rendezvous: Option<&'a mut Rendezvous>,
 }
 
 /// `runs` holds the measured runs before this one and receives this one's phases. Each
@@ -196,16 +227,27 @@ async fn run_once<C: Connect + Send + 'static>(
     mut runs: Runs<'_>,
     first_run: bool,
 ) -> Result<()> {
+    let mut rendezvous = runs.rendezvous.take();
+    let share = workload.plan.share();
     let main = &mut connections[0];
-    main.reset().await?;
+    // One client resets the store and measures its sizes (before the others write, and
+    // once they all have); the others meet it after the reset.
+    if share.is_first() {
+        main.reset().await?;
+    } else {
+        meet(&mut rendezvous, main, "the reset").await?;
+    }
     let info = main.describe().await?;
     if result.info.is_none() || first_run {
         result.info = Some(info);
         observer.store_described(result);
     }
-    let initial = measure_size(main, "initial", result, observer).await;
+    let initial = sized(share, main, "initial", result, observer).await;
     if first_run || result.initial_size_bytes.is_none() {
         result.initial_size_bytes = initial.map(|u| u.bytes);
+    }
+    if share.is_first() {
+        meet(&mut rendezvous, main, "the reset").await?;
     }
 
     for work in &workload.sizes {
@@ -213,6 +255,7 @@ async fn run_once<C: Connect + Send + 'static>(
             connector: clients.connector(),
             retries: workload.plan.retries,
         };
+        meet(&mut rendezvous, main, &format!("INSERT {}", work.size.name)).await?;
         let counted = super::counters_now(main).await;
         let mut run = insert_phase(main, retry, work, observer).await;
         run.run.counters = super::counters_since(&counted, super::counters_now(main).await);
@@ -220,7 +263,8 @@ async fn run_once<C: Connect + Send + 'static>(
     }
 
     let main = &mut connections[0];
-    let fin = measure_size(main, "final", result, observer).await;
+    meet(&mut rendezvous, main, "the final size").await?;
+    let fin = sized(share, main, "final", result, observer).await;
     if first_run || result.final_size_bytes.is_none() {
         result.final_size_bytes = fin.as_ref().map(|u| u.bytes);
         result.final_size_extra = fin.map(|u| u.extra).unwrap_or_default();
@@ -236,6 +280,8 @@ async fn run_once<C: Connect + Send + 'static>(
             connections.push(clients.open(connections.len()).await?);
         }
         for work in &workload.sizes {
+            let point = format!("SEARCH {} x{concurrency}", work.size.name);
+            meet(&mut rendezvous, &mut connections[0], &point).await?;
             let counted = super::counters_now(&mut connections[0]).await;
             let mut run = if concurrency == 1 && workload.plan.rate.is_none() {
                 let retry = Retry {
@@ -252,7 +298,39 @@ async fn run_once<C: Connect + Send + 'static>(
             finish_phase(run, &mut runs, result, observer)?;
         }
     }
+    // Nobody resets for the next run while another client still searches.
+    meet(&mut rendezvous, &mut connections[0], "the end of the run").await?;
     Ok(())
+}
+
+/// Meets the other load clients, when there are any.
+async fn meet<S: Store>(
+    rendezvous: &mut Option<&mut Rendezvous>,
+    store: &mut S,
+    what: &str,
+) -> Result<()> {
+    match rendezvous {
+        Some(r) => r.meet(store, what).await,
+        None => Ok(()),
+    }
+}
+
+/// The store's size now, measured by the first client only (the others' would count
+/// records still being written).
+async fn sized<S: Store>(
+    share: Share,
+    store: &mut S,
+    which: &str,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Option<DiskUsage> {
+    if share.is_first() {
+        return measure_size(store, which, result, observer).await;
+    }
+    result
+        .size_error
+        .get_or_insert_with(|| format!("measured by client 1/{}", share.count()));
+    None
 }
 
 /// Reports a phase run, adds it to this run's phases and `result` (so that it is kept if

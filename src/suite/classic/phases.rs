@@ -18,6 +18,7 @@ use crate::suite::clients::{Clients, Connect};
 use crate::suite::open_loop::Pacer;
 use crate::suite::watchdog::AbortOnDrop;
 use crate::workload::record::{Record, Records, SearchOrder, Size};
+use crate::workload::share::Share;
 
 /// The outcome of a phase run, before it is checked.
 pub(super) struct Measured {
@@ -82,14 +83,15 @@ pub(super) async fn insert_phase<C: Connect>(
     work: &SizeWork,
     observer: &mut dyn Observer,
 ) -> Measured {
-    observer.phase_started(PhaseKind::Insert, &work.size, work.records.len() as u64);
+    let ops = work.share.len_of(work.records.len() as u64);
+    observer.phase_started(PhaseKind::Insert, &work.size, ops);
     let mut r = Record::blank();
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
-    for i in 0..work.records.len() {
+    for (done, i) in work.share.of(0..work.records.len()).enumerate() {
         if interrupt::requested() {
             stopped = true;
             break;
@@ -118,8 +120,8 @@ pub(super) async fn insert_phase<C: Connect>(
                 break;
             }
         }
-        if i % PROGRESS_EVERY == 0 {
-            observer.progress(i as u64);
+        if done % PROGRESS_EVERY == 0 {
+            observer.progress(done as u64);
         }
     }
     one_connection_run(
@@ -156,14 +158,18 @@ pub(super) async fn search_phase_closed<C: Connect>(
     work: &SizeWork,
     observer: &mut dyn Observer,
 ) -> Measured {
-    observer.phase_started(PhaseKind::Search, &work.size, work.order.len());
+    observer.phase_started(
+        PhaseKind::Search,
+        &work.size,
+        work.share.len_of(work.order.len()),
+    );
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
     let mut expected = Record::blank();
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
-    for (i, index) in work.order.iter().enumerate() {
+    for (i, index) in work.share.of(work.order.iter()).enumerate() {
         if interrupt::requested() {
             stopped = true;
             break;
@@ -241,7 +247,7 @@ async fn search_task<C: Connect>(
     mut store: C::Store,
     (connector, retries_allowed): (Arc<C>, u32),
     records: Arc<Records>,
-    order: Arc<SearchOrder>,
+    (order, share): (Arc<SearchOrder>, Share),
     (task, tasks): (usize, usize),
     mut pacer: Option<Pacer>,
     started: std::time::Instant,
@@ -251,7 +257,7 @@ async fn search_task<C: Connect>(
     let mut stopped = false;
     let mut retries = 0;
     let mut expected = Record::blank();
-    for (i, index) in order.iter().enumerate().skip(task).step_by(tasks) {
+    for (i, index) in share.of(order.iter()).enumerate().skip(task).step_by(tasks) {
         if interrupt::requested() {
             stopped = true;
             break;
@@ -300,7 +306,11 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
     (rate, retries_allowed): (Option<f64>, u32),
     observer: &mut dyn Observer,
 ) -> Result<Measured> {
-    observer.phase_started(PhaseKind::Search, &work.size, work.order.len());
+    observer.phase_started(
+        PhaseKind::Search,
+        &work.size,
+        work.share.len_of(work.order.len()),
+    );
     let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
     let meter = Meter::start();
     let start = tokio::time::Instant::now();
@@ -315,7 +325,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
                     store,
                     (clients.shared_connector(), retries_allowed),
                     Arc::clone(&work.records),
-                    Arc::clone(&work.order),
+                    (Arc::clone(&work.order), work.share),
                     (task, concurrency),
                     pacer,
                     meter.started(),

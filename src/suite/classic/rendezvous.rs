@@ -1,0 +1,250 @@
+//! Several load clients (`--client K/N`) meeting between the phases of the classic suite,
+//! with the store under test as the meeting place: no coordinator. At each point of the
+//! suite every client writes a marker record (a record of the benchmark's own table, with a
+//! negative id and its arrival time as `created_at`) and reads the others' until it has
+//! all N; the next phase then begins at the last arrival plus a grace period, on every
+//! client's clock. Share 1 writes its marker first (it may have just reset the store, which
+//! deletes every marker before it); the others write theirs once they have seen it.
+//!
+//! Outside every measured window. The markers stay in the table: N records of about 100
+//! bytes per point, in the sizes share 1 measures.
+
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use chrono::{DateTime, TimeZone, Utc};
+
+use crate::store::Store;
+use crate::workload::record::{Data, Record};
+use crate::workload::share::{MAX_SHARES, Share};
+
+/// From the last client's arrival to the next phase's start, for the others to see it.
+const GRACE: Duration = Duration::from_millis(500);
+
+/// Between two looks for the others' markers.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The clients of one coordinated run, as one of them sees them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendezvous {
+    share: Share,
+    /// When every client begins (`--start-at`).
+    start_at: DateTime<Utc>,
+    /// Names the coordinated run (from `--start-at`): another run's markers never count.
+    token: String,
+    /// How long a client waits for the others at one point (`None`: for ever).
+    limit: Option<Duration>,
+    /// Points met so far: every client meets the same points in the same order.
+    met: u32,
+}
+
+impl Rendezvous {
+    /// Share `share` of the run that begins at `start_at`; `limit` is how long it waits
+    /// for the others at one point.
+    pub fn new(share: Share, start_at: DateTime<Utc>, limit: Option<Duration>) -> Self {
+        Rendezvous {
+            share,
+            start_at,
+            token: format!("{:x}", start_at.timestamp_millis()),
+            limit,
+            met: 0,
+        }
+    }
+
+    pub fn share(&self) -> Share {
+        self.share
+    }
+
+    pub fn start_at(&self) -> DateTime<Utc> {
+        self.start_at
+    }
+
+    /// Share `k`'s marker at point `point`.
+    fn marker(&self, point: u32, k: u32, at: DateTime<Utc>) -> Record {
+        Record {
+            id: -(i64::from(point) * i64::from(MAX_SHARES + 1) + i64::from(k)),
+            unique_id: format!("dbcompare-rendezvous-{}-{point}-{k}", self.token),
+            created_by: 0,
+            updated_by: 0,
+            deleted_by: 0,
+            created_at: at,
+            data: Data {
+                name: "rendezvous".to_string(),
+                age: 0,
+            },
+        }
+    }
+
+    /// Meets the other clients at the next point (`what` names it in messages): writes this
+    /// client's marker, waits until every client's is there, then until the common start.
+    pub async fn meet<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
+        self.met += 1;
+        let point = self.met;
+        let started = tokio::time::Instant::now();
+        let n = self.share.count();
+        let me = self.share.number();
+        let mut arrivals: Vec<Option<DateTime<Utc>>> = vec![None; n as usize];
+        let mut last_error: Option<String> = None;
+        let mut written = false;
+        loop {
+            crate::liveness::alive();
+            if crate::interrupt::requested() {
+                bail!("interrupted while waiting for the other clients at {what}");
+            }
+            // Share 1 first; the others once they have seen share 1's marker.
+            if !written && (me == 1 || arrivals[0].is_some()) {
+                let now = millis(Utc::now());
+                store
+                    .insert(&self.marker(point, me, now))
+                    .await
+                    .map_err(|e| {
+                        e.context(format!(
+                            "client {}: writing its marker at {what}",
+                            self.share
+                        ))
+                    })?;
+                arrivals[me as usize - 1] = Some(now);
+                written = true;
+            }
+            for k in 1..=n {
+                if arrivals[k as usize - 1].is_some() {
+                    continue;
+                }
+                let id = self.marker(point, k, Utc::now()).unique_id;
+                match store.find(&id).await {
+                    Ok(Some(found)) => arrivals[k as usize - 1] = Some(found.created_at),
+                    Ok(None) => {}
+                    // Share 1's reset may not have made the table yet.
+                    Err(e) => last_error = Some(crate::error::chain(&e)),
+                }
+            }
+            if written && arrivals.iter().all(Option::is_some) {
+                break;
+            }
+            if let Some(limit) = self.limit
+                && started.elapsed() > limit
+            {
+                let missing: Vec<String> = (1..=n)
+                    .filter(|k| arrivals[*k as usize - 1].is_none())
+                    .map(|k| format!("{k}/{n}"))
+                    .collect();
+                let why = last_error.map_or(String::new(), |e| format!(" (last error: {e})"));
+                bail!(
+                    "client {} waited {limit:?} at {what} for client(s) {} of the same \
+                     --start-at{why}",
+                    self.share,
+                    missing.join(", ")
+                );
+            }
+            tokio::time::sleep(POLL).await;
+        }
+        let last = arrivals
+            .into_iter()
+            .flatten()
+            .max()
+            .unwrap_or_else(Utc::now);
+        let start = last + chrono::Duration::from_std(GRACE).unwrap_or_default();
+        sleep_until(start).await;
+        Ok(())
+    }
+}
+
+/// Waits until the wall clock reads `at` (at once if it has, early on Ctrl-C), keeping the
+/// stall watchdog told that the run is alive: a wait is not a stall.
+pub async fn sleep_until(at: DateTime<Utc>) {
+    while let Ok(wait) = (at - Utc::now()).to_std() {
+        if wait.is_zero() || crate::interrupt::requested() {
+            return;
+        }
+        crate::liveness::alive();
+        tokio::time::sleep(wait.min(Duration::from_millis(500))).await;
+    }
+}
+
+/// `at` to the millisecond, as every store keeps `created_at`.
+fn millis(at: DateTime<Utc>) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(at.timestamp_millis())
+        .single()
+        .unwrap_or(at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Durability, StoreOptions};
+    use crate::store::ConnectSpec;
+    use crate::store::sqlite::SqliteStore;
+
+    fn open(path: &std::path::Path) -> SqliteStore {
+        SqliteStore::open(&ConnectSpec {
+            url: None,
+            data_dir: None,
+            durability: Durability::Relaxed,
+            connect_timeout: Duration::from_secs(5),
+            options: StoreOptions {
+                sqlite_path: Some(path.to_path_buf()),
+                ..Default::default()
+            },
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn markers_never_collide_with_records_or_each_other() {
+        let r = Rendezvous::new(Share::new(2, 3).unwrap(), Utc::now(), None);
+        let mut ids = std::collections::HashSet::new();
+        for point in 1..50 {
+            for k in 1..=MAX_SHARES {
+                let m = r.marker(point, k, Utc::now());
+                assert!(m.id < 0);
+                assert!(ids.insert(m.id), "{point} {k}");
+            }
+        }
+    }
+
+    /// Three clients on one SQLite file meet twice; each starts after the last arrival,
+    /// and a client alone gives up with the missing ones named.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn clients_meet_at_every_point_and_a_missing_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("meet.sqlite");
+        let mut made = open(&path);
+        made.reset().await.unwrap();
+        let mut tasks = Vec::new();
+        let start = Utc::now();
+        for k in [3, 1, 2] {
+            let path = path.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut store = open(&path);
+                let share = Share::new(k, 3).unwrap();
+                let mut r = Rendezvous::new(share, start, Some(Duration::from_secs(20)));
+                if k == 3 {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+                r.meet(&mut store, "point one").await.unwrap();
+                let after_one = Utc::now();
+                r.meet(&mut store, "point two").await.unwrap();
+                after_one
+            }));
+        }
+        let mut ends = Vec::new();
+        for t in tasks {
+            ends.push(t.await.unwrap());
+        }
+        let spread = *ends.iter().max().unwrap() - *ends.iter().min().unwrap();
+        assert!(spread < chrono::Duration::milliseconds(150), "{spread}");
+        let mut first = open(&dir.path().join("alone.sqlite"));
+        first.reset().await.unwrap();
+        let mut alone = Rendezvous::new(
+            Share::new(1, 2).unwrap(),
+            start + chrono::Duration::seconds(1),
+            Some(Duration::from_millis(300)),
+        );
+        let e = alone.meet(&mut first, "the reset").await.unwrap_err();
+        let e = format!("{e:#}");
+        assert!(
+            e.contains("client 1/2 waited") && e.contains("client(s) 2/2"),
+            "{e}"
+        );
+    }
+}
