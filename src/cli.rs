@@ -354,6 +354,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", requires = "client", value_parser = parse_time)]
     pub start_at: Option<chrono::DateTime<chrono::Utc>>,
 
+    /// With --client: seconds a client waits for the others at a meeting point (a slower
+    /// machine still finishing the phase before); 0 waits for ever.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value = "3600",
+        requires = "client"
+    )]
+    pub meet_timeout: u64,
+
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
     #[arg(long, default_value_t = DEFAULT_SEED)]

@@ -57,14 +57,22 @@ pub fn merge(inputs: Vec<(String, Report)>) -> Result<Report> {
     let lead = &shares[0].1;
     let mut plan = lead.plan.clone();
     plan.client = None;
-    // N clients at concurrency c are N x c tasks at once.
+    // N clients at concurrency c are N x c tasks at once, on N schedules.
     for level in &mut plan.concurrency {
         *level *= n;
     }
+    plan.rate = plan.rate.map(|r| r * f64::from(n));
     let mut stores = Vec::new();
-    for (i, store) in lead.stores.iter().enumerate() {
-        let theirs: Vec<&StoreResult> = shares.iter().map(|(_, r)| &r.stores[i]).collect();
-        stores.push(merge_store(store, &theirs).with_context(|| store.store.clone())?);
+    for name in &lead.plan.stores {
+        // By name: a client stopped early (Ctrl-C, a kill) has fewer stores.
+        let theirs: Vec<Option<&StoreResult>> = shares
+            .iter()
+            .map(|(_, r)| r.stores.iter().find(|s| s.store == *name))
+            .collect();
+        let Some(first) = theirs.iter().flatten().next() else {
+            continue;
+        };
+        stores.push(merge_store(first, &theirs).with_context(|| name.clone())?);
     }
     let status = shares
         .iter()
@@ -199,25 +207,32 @@ fn same_run(a_file: &str, a: &Report, b_file: &str, b: &Report) -> Result<()> {
     Ok(())
 }
 
-/// One store's result from every client's.
-fn merge_store(lead: &StoreResult, theirs: &[&StoreResult]) -> Result<StoreResult> {
+/// One store's result from every client's (`None`: that client has no result for it).
+fn merge_store(lead: &StoreResult, theirs: &[Option<&StoreResult>]) -> Result<StoreResult> {
     let mut merged = lead.clone();
     let n = theirs.len();
     let failures: Vec<String> = theirs
         .iter()
         .enumerate()
-        .filter(|(_, s)| s.status != StoreStatus::Ok)
-        .map(|(k, s)| {
-            format!(
+        .filter_map(|(k, s)| match s {
+            None => Some(format!(
+                "client {}/{n}: no result for this store (its run stopped before it)",
+                k + 1
+            )),
+            Some(s) if s.status != StoreStatus::Ok => Some(format!(
                 "client {}/{n}: {}",
                 k + 1,
                 s.error.as_deref().unwrap_or("no reason recorded")
-            )
+            )),
+            Some(_) => None,
         })
         .collect();
+    let missing = theirs.iter().any(Option::is_none);
+    let theirs: Vec<&StoreResult> = theirs.iter().flatten().copied().collect();
     merged.status = theirs
         .iter()
         .map(|s| s.status)
+        .chain(missing.then_some(StoreStatus::Failed))
         .max_by_key(|s| match s {
             StoreStatus::Ok => 0,
             StoreStatus::Skipped => 1,
@@ -270,7 +285,9 @@ fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<PhaseResult> {
     p.retries = sum(|q| q.retries);
     p.incomplete = same.len() < clients || same.iter().any(|q| q.incomplete);
     p.error_kinds = add_maps(same.iter().map(|q| &q.error_kinds));
-    p.server_counters = add_maps(same.iter().map(|q| &q.server_counters));
+    // Each client read the servers' own counts, which every client's operations raise
+    // over the common phase: the largest, not their sum.
+    p.server_counters = largest(same.iter().map(|q| &q.server_counters));
     let histograms: Vec<&str> = same.iter().filter_map(|q| q.histogram.as_deref()).collect();
     if histograms.len() != same.len() {
         bail!("a client's phase has no histogram: its latencies cannot be merged");
@@ -316,6 +333,7 @@ fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<PhaseResult> {
         .collect();
     p.client_bound = (!bound.is_empty()).then(|| bound.join("; "));
     p.series = merge_series(same);
+    p.common_ops_per_s = common_rate(same, &p.series);
     Ok(p)
 }
 
@@ -371,8 +389,9 @@ fn merge_open_loop(same: &[&PhaseResult]) -> Result<Option<OpenLoop>> {
 /// operations and errors exactly; an interval's percentiles are its slowest client's.
 fn merge_series(same: &[&PhaseResult]) -> Vec<Series> {
     let runs = same.iter().map(|q| q.series.len()).min().unwrap_or(0);
+    // Every run's or none (a run left out would pair the others with the wrong spans).
     (0..runs)
-        .filter_map(|r| {
+        .map(|r| {
             // The widest client's interval: each interval is the finest one times a power
             // of two, so the others' points merge into it whole.
             let interval = same
@@ -397,7 +416,30 @@ fn merge_series(same: &[&PhaseResult]) -> Vec<Series> {
                 points,
             })
         })
-        .collect()
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default()
+}
+
+/// The clients' operations per second while every one of them ran: in each run, the merged
+/// series' whole intervals before the first client's series ended; the median of the runs.
+fn common_rate(same: &[&PhaseResult], merged: &[Series]) -> Option<f64> {
+    let mut rates: Vec<f64> = merged
+        .iter()
+        .enumerate()
+        .filter_map(|(r, series)| {
+            let common = same
+                .iter()
+                .map(|q| q.series.get(r).map_or(0.0, |s| s.span_ms))
+                .fold(f64::INFINITY, f64::min);
+            let whole = (common / series.interval_ms).floor() as usize;
+            if whole == 0 || !common.is_finite() {
+                return None;
+            }
+            let ops: u64 = series.points.iter().take(whole).map(|p| p.ops).sum();
+            Some(per_second(ops, whole as f64 * series.interval_ms))
+        })
+        .collect();
+    (!rates.is_empty()).then(|| median(&mut rates))
 }
 
 /// `series` at `interval` (a whole multiple of its own), its points merged in runs of the
@@ -431,6 +473,17 @@ fn combined(points: &[&SeriesPoint]) -> SeriesPoint {
         p99_us: largest(|p| p.p99_us),
         max_us: largest(|p| p.max_us),
     }
+}
+
+fn largest<'a>(maps: impl Iterator<Item = &'a BTreeMap<String, u64>>) -> BTreeMap<String, u64> {
+    let mut most = BTreeMap::new();
+    for m in maps {
+        for (k, v) in m {
+            let e = most.entry(k.clone()).or_insert(0);
+            *e = (*e).max(*v);
+        }
+    }
+    most
 }
 
 fn add_maps<'a>(maps: impl Iterator<Item = &'a BTreeMap<String, u64>>) -> BTreeMap<String, u64> {

@@ -247,9 +247,21 @@ impl RunPlan {
         }
         let rendezvous = match (args.client, args.start_at) {
             (Some(share), Some(start_at)) => {
+                if !named {
+                    return Err(UsageError::new(
+                        "--client: name the stores (--store postgres,redis): every one must be \
+                         a server all the clients reach, given with --url",
+                    ));
+                }
                 client_targets(args.suite, &stores, &args.options)?;
-                let limit =
-                    (args.stall_timeout > 0).then(|| Duration::from_secs(args.stall_timeout));
+                if start_at < chrono::Utc::now() - chrono::Duration::minutes(10) {
+                    return Err(UsageError::new(format!(
+                        "--start-at {}: more than 10 minutes ago; it names the coordinated \
+                         run, so give every run a new one",
+                        start_at.to_rfc3339()
+                    )));
+                }
+                let limit = (args.meet_timeout > 0).then(|| Duration::from_secs(args.meet_timeout));
                 Some(Rendezvous::new(share, start_at, limit))
             }
             _ => None,

@@ -41,6 +41,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         retries: 0,
         server_counters: Default::default(),
         client_wall_ms: Vec::new(),
+        common_ops_per_s: None,
         series: Vec::new(),
     }
 }

@@ -173,6 +173,9 @@ fn two_clients_on_one_server_merge_into_one_run() {
     let md = String::from_utf8_lossy(&o.stdout);
     assert!(md.contains("redis") && md.contains("SEARCH"), "{md}");
     assert!(md.contains("merged from 2 load clients"), "{md}");
+    assert!(md.contains("redis SEARCH tiny x2: clients "), "{md}");
+    let tiny = store.phase(PhaseKind::Search, "tiny").unwrap();
+    assert!(tiny.common_ops_per_s.is_some_and(|r| r > 0.0), "{tiny:?}");
     let own = std::fs::read_to_string(a.with_file_name("results.md")).unwrap();
     assert!(own.contains("load client 1/2 of the run"), "{own}");
 
@@ -199,6 +202,23 @@ fn two_clients_on_one_server_merge_into_one_run() {
     assert_eq!(code, 2);
     assert!(text.contains("not one client's share"), "{text}");
     assert!(!bad.join("run.json").exists());
+
+    // A client whose run stopped before the store: merged, the store failed with the reason.
+    let mut short = rb.clone();
+    short.stores.clear();
+    let e = dir.path().join("short.json");
+    std::fs::write(&e, json::render(&short)).unwrap();
+    let partial = dir.path().join("partial");
+    let (code, text, merged) = merge(&[&a, &e], &partial);
+    assert_eq!(code, 0, "{text}");
+    let store = &merged.unwrap().stores[0];
+    assert_eq!(store.status, StoreStatus::Failed);
+    let error = store.error.as_deref().unwrap();
+    assert!(
+        error.contains("client 2/2: no result for this store"),
+        "{error}"
+    );
+    assert!(store.phases.iter().all(|p| p.incomplete));
 }
 
 #[test]
@@ -245,4 +265,19 @@ fn clients_need_a_shared_server_and_the_classic_suite() {
     let (code, err) = run(&["--store", "sqlite", "--client", "1/2", "--start-at", "soon"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("RFC 3339"), "{err}");
+    let (code, err) = run(&["--client", "1/2", "--start-at", "0"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("name the stores"), "{err}");
+    let (code, err) = run(&[
+        "--store",
+        "sqlite",
+        "--sqlite-path",
+        "x.db",
+        "--client",
+        "1/2",
+        "--start-at",
+        "0",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("more than 10 minutes ago"), "{err}");
 }

@@ -326,6 +326,7 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
             sum
         }),
         client_wall_ms: Vec::new(),
+        common_ops_per_s: None,
         // A phase of a YCSB operation type shares its workload's series: none of its own.
         series: runs
             .iter()

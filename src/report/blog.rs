@@ -100,7 +100,10 @@ impl BlogStore {
 /// did not turn the reference off.
 pub fn applies(report: &Report) -> bool {
     let p = &report.plan;
+    // One client's share, or several clients merged, is not the blog's one connection.
     p.blog_reference
+        && p.client.is_none()
+        && report.shares.is_empty()
         && p.suite == "classic"
         && p.searches_per_insert == 40
         && !p.sizes.is_empty()

@@ -1839,6 +1839,7 @@ mod tests {
             retries: 0,
             server_counters: Default::default(),
             client_wall_ms: Vec::new(),
+            common_ops_per_s: None,
             series: [0.9, 1.0, 1.1]
                 .map(|f| series_of(ops_per_s * f, 1000))
                 .to_vec(),

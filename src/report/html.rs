@@ -206,14 +206,9 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         );
         out.push_str(&table(&headers, &rows, 2));
     }
-    let counters = super::text::counter_lines(report);
-    if !counters.is_empty() {
-        let _ = writeln!(
-            out,
-            "<p>{}:</p>\n<ul>",
-            escape(super::text::COUNTERS_HEADING)
-        );
-        for line in counters {
+    for (heading, lines) in super::text::phase_notes(report) {
+        let _ = writeln!(out, "<p>{}:</p>\n<ul>", escape(heading));
+        for line in lines {
             let _ = writeln!(out, "<li>{}</li>", escape(&line));
         }
         out.push_str("</ul>\n");

@@ -205,10 +205,9 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "- {line}");
         }
     }
-    let counters = super::text::counter_lines(report);
-    if !counters.is_empty() {
-        let _ = writeln!(out, "\n{}:\n", super::text::COUNTERS_HEADING);
-        for line in counters {
+    for (heading, lines) in super::text::phase_notes(report) {
+        let _ = writeln!(out, "\n{heading}:\n");
+        for line in lines {
             let _ = writeln!(out, "- {line}");
         }
     }

@@ -422,6 +422,11 @@ pub struct PhaseResult {
     /// they began together. Absent in a client's own run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_wall_ms: Vec<f64>,
+    /// A merged run: every client's operations per second over the common window, from
+    /// the common start until the first client ended (whole intervals of the time series;
+    /// median of the runs), where `ops_per_s` is over the slowest client's wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub common_ops_per_s: Option<f64>,
     /// Every measured run's time series, in run order (absent in reports before they were
     /// recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

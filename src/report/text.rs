@@ -125,6 +125,53 @@ pub fn counter_lines(report: &Report) -> Vec<String> {
         .collect()
 }
 
+/// A merged run's phases, a line each: how long each load client took and the throughput
+/// over the slowest one's time and while every one ran:
+/// `redis SEARCH tiny x2: clients 291.2, 286.9 ms; 12633 ops/s over the slowest, 13010 while all ran`.
+pub fn client_lines(report: &Report) -> Vec<String> {
+    report
+        .stores
+        .iter()
+        .flat_map(|s| {
+            s.phases
+                .iter()
+                .filter(|p| !p.client_wall_ms.is_empty())
+                .map(move |p| {
+                    let walls: Vec<String> =
+                        p.client_wall_ms.iter().map(|w| format!("{w:.1}")).collect();
+                    let common = p
+                        .common_ops_per_s
+                        .map_or(String::new(), |r| format!(", {r:.0} while all ran"));
+                    format!(
+                        "{} {} {} x{}: clients {} ms; {:.0} ops/s over the slowest{common}",
+                        s.store,
+                        p.kind.label(),
+                        p.size.name,
+                        p.concurrency,
+                        walls.join(", "),
+                        p.ops_per_s
+                    )
+                })
+        })
+        .collect()
+}
+
+/// The heading of [`client_lines`].
+pub const CLIENTS_HEADING: &str =
+    "Load clients per phase (each one's wall time; they began every phase together)";
+
+/// The per-phase notes that are not in the tables, each section with its heading: the
+/// stores' own counters and a merged run's load clients (the empty ones left out).
+pub fn phase_notes(report: &Report) -> Vec<(&'static str, Vec<String>)> {
+    [
+        (COUNTERS_HEADING, counter_lines(report)),
+        (CLIENTS_HEADING, client_lines(report)),
+    ]
+    .into_iter()
+    .filter(|(_, lines)| !lines.is_empty())
+    .collect()
+}
+
 /// The heading of [`counter_lines`].
 pub const COUNTERS_HEADING: &str =
     "Server counters per phase (what each store's own counters rose by, summed over the runs)";
@@ -773,10 +820,9 @@ pub fn recap(report: &Report) -> String {
         }
         out.push('\n');
     }
-    let counters = counter_lines(report);
-    if !counters.is_empty() {
-        out.push_str(&format!("{COUNTERS_HEADING}:\n"));
-        for line in counters {
+    for (heading, lines) in phase_notes(report) {
+        out.push_str(&format!("{heading}:\n"));
+        for line in lines {
             out.push_str(&line);
             out.push('\n');
         }

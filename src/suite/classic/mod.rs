@@ -184,6 +184,10 @@ pub async fn run<C: Connect + Send + 'static>(
         )
         .await;
         let failed = outcome.is_err();
+        if let (true, Some(r), Some(store)) = (failed, &rendezvous, connections.first_mut()) {
+            // The others stop waiting for this client at once.
+            r.give_up(store).await;
+        }
         if matches!(label, RunLabel::Measured { .. }) {
             measured.extend(this_run);
         } else if failed {
@@ -299,7 +303,9 @@ async fn run_once<C: Connect + Send + 'static>(
         }
     }
     // Nobody resets for the next run while another client still searches.
-    meet(&mut rendezvous, &mut connections[0], "the end of the run").await?;
+    if let Some(r) = rendezvous {
+        r.finish(&mut connections[0], "the end of the run").await?;
+    }
     Ok(())
 }
 

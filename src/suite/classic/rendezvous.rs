@@ -78,6 +78,37 @@ impl Rendezvous {
     /// Meets the other clients at the next point (`what` names it in messages): writes this
     /// client's marker, waits until every client's is there, then until the common start.
     pub async fn meet<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
+        self.meet_with(store, what, Wait::All).await
+    }
+
+    /// The last point of a run of the suite, before client 1 resets the store for the next
+    /// one: client 1 waits for every client (none may still be searching), the others only
+    /// until they have written theirs (they saw client 1's first), since the reset deletes
+    /// the markers they would wait for.
+    pub async fn finish<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
+        let wait = if self.share.is_first() {
+            Wait::All
+        } else {
+            Wait::Written
+        };
+        self.meet_with(store, what, wait).await
+    }
+
+    /// Marks this client as gone from this store (it failed there), so that the others stop
+    /// waiting for it at once; best effort.
+    pub async fn give_up<S: Store>(&self, store: &mut S) {
+        let marker = self.gave_up(self.share.number(), Utc::now());
+        let _ = store.insert(&marker).await;
+    }
+
+    /// Client `k`'s marker that it gave up on the store.
+    fn gave_up(&self, k: u32, at: DateTime<Utc>) -> Record {
+        let mut marker = self.marker(0, k, at);
+        marker.unique_id = format!("dbcompare-rendezvous-{}-gave-up-{k}", self.token);
+        marker
+    }
+
+    async fn meet_with<S: Store>(&mut self, store: &mut S, what: &str, wait: Wait) -> Result<()> {
         self.met += 1;
         let point = self.met;
         let started = tokio::time::Instant::now();
@@ -118,8 +149,16 @@ impl Rendezvous {
                     Err(e) => last_error = Some(crate::error::chain(&e)),
                 }
             }
-            if written && arrivals.iter().all(Option::is_some) {
+            if written && (wait == Wait::Written || arrivals.iter().all(Option::is_some)) {
                 break;
+            }
+            // A client that failed on this store never comes.
+            for k in (1..=n).filter(|k| arrivals[*k as usize - 1].is_none()) {
+                if let Ok(Some(_)) = store.find(&self.gave_up(k, Utc::now()).unique_id).await {
+                    bail!(
+                        "client {k}/{n} gave up on this store before {what} (its own run says why)"
+                    );
+                }
             }
             if let Some(limit) = self.limit
                 && started.elapsed() > limit
@@ -138,15 +177,25 @@ impl Rendezvous {
             }
             tokio::time::sleep(POLL).await;
         }
-        let last = arrivals
-            .into_iter()
-            .flatten()
-            .max()
-            .unwrap_or_else(Utc::now);
-        let start = last + chrono::Duration::from_std(GRACE).unwrap_or_default();
-        sleep_until(start).await;
+        if wait == Wait::All {
+            let last = arrivals
+                .into_iter()
+                .flatten()
+                .max()
+                .unwrap_or_else(Utc::now);
+            sleep_until(last + chrono::Duration::from_std(GRACE).unwrap_or_default()).await;
+        }
         Ok(())
     }
+}
+
+/// Whom a client waits for at a meeting point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// Every client's marker, then the common start.
+    All,
+    /// Its own marker written (after client 1's was seen).
+    Written,
 }
 
 /// Waits until the wall clock reads `at` (at once if it has, early on Ctrl-C), keeping the
@@ -246,5 +295,47 @@ mod tests {
             e.contains("client 1/2 waited") && e.contains("client(s) 2/2"),
             "{e}"
         );
+    }
+
+    /// A client that gave up on the store is not waited for; at the end of a run the others
+    /// go on once they have written their marker, and client 1 waits for every one.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn a_client_that_gave_up_is_not_waited_for_and_the_end_waits_for_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gave-up.sqlite");
+        let mut store = open(&path);
+        store.reset().await.unwrap();
+        let start = Utc::now();
+        let limit = Some(Duration::from_secs(20));
+        let two = Rendezvous::new(Share::new(2, 2).unwrap(), start, limit);
+        two.give_up(&mut store).await;
+        let mut one = Rendezvous::new(Share::new(1, 2).unwrap(), start, limit);
+        let began = std::time::Instant::now();
+        let e = one.meet(&mut store, "INSERT tiny").await.unwrap_err();
+        assert!(
+            format!("{e:#}").contains("client 2/2 gave up on this store before INSERT tiny"),
+            "{e:#}"
+        );
+        assert!(began.elapsed() < Duration::from_secs(5));
+
+        let other = dir.path().join("end.sqlite");
+        let mut store = open(&other);
+        store.reset().await.unwrap();
+        let mut one = Rendezvous::new(Share::new(1, 2).unwrap(), start, limit);
+        let mut two = Rendezvous::new(Share::new(2, 2).unwrap(), start, limit);
+        let first = tokio::spawn({
+            let other = other.clone();
+            async move {
+                let mut store = open(&other);
+                one.finish(&mut store, "the end of the run").await.unwrap();
+                std::time::Instant::now()
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(!first.is_finished(), "client 1 waits for client 2");
+        two.finish(&mut store, "the end of the run").await.unwrap();
+        let second_done = std::time::Instant::now();
+        let first_done = first.await.unwrap();
+        assert!(first_done + Duration::from_millis(100) >= second_done);
     }
 }
