@@ -389,6 +389,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_floor: bool,
 
+    /// Also find where the client's allocations come from: the stack of every allocation
+    /// is taken, and each phase lists its call sites and the crates whose code allocated,
+    /// per operation (results.md, run.json). Exact counts, but slow: the run's times are
+    /// not for comparing.
+    #[arg(long)]
+    pub alloc_sites: bool,
+
     /// Leave out the 2016 blog's figures, which a classic run at the blog's sizes (micro,
     /// tiny, small; 40 searches per record) shows beside its own.
     #[arg(long)]

@@ -22,7 +22,8 @@
 //! - [`suite`]: the suites' runners (classic, driver, pool, YCSB), the client's event loops,
 //!   open-loop pacing and the stall watchdog.
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
-//!   allocator, and the machine's floor (loopback round trip, durable write).
+//!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
+//!   round trip, durable write).
 //! - [`store`]: the [`store::Store`] trait and the suites' capability traits, the registry
 //!   of adapters ([`store::registry`]), URLs ([`store::url`]), one folder per store.
 //! - [`report`]: the `run.json` model and its schema, its renderers (text, markdown, HTML,

@@ -305,6 +305,8 @@ fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<PhaseResult> {
     p.cpu_us_per_op = weighted(|q| Some(q.cpu_us_per_op)).unwrap_or(0.0);
     p.allocs_per_op = weighted(|q| q.allocs_per_op);
     p.bytes_per_op = weighted(|q| q.bytes_per_op);
+    // Allocation sites are each client's own (its run.json has them).
+    p.alloc_sites = None;
     // The clients began together: the phase lasts until its slowest client's end.
     p.client_wall_ms = same.iter().map(|q| q.wall_ms).collect();
     let runs = same.iter().map(|q| q.runs.len()).max().unwrap_or(0);

@@ -85,6 +85,8 @@ pub struct RunPlan {
     pub blog_reference: bool,
     /// Measure the machine's floor before the stores.
     pub floor: bool,
+    /// Capture every allocation's call site (`--alloc-sites`).
+    pub alloc_sites: bool,
     pub durability: Durability,
     pub connect_timeout: Duration,
     /// How long a store may go without finishing an operation before its run is abandoned.
@@ -311,6 +313,7 @@ impl RunPlan {
             verbose: args.verbose,
             blog_reference: !args.no_blog_reference,
             floor: !args.no_floor,
+            alloc_sites: args.alloc_sites,
             durability: args.durability,
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
             stall_timeout: (args.stall_timeout > 0).then(|| {
@@ -361,6 +364,7 @@ impl RunPlan {
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
             blog_reference: self.blog_reference,
             retries: self.classic.retries,
+            alloc_sites: self.alloc_sites,
             client: self.classic.rendezvous.as_ref().map(|r| ClientShare {
                 index: r.share().number(),
                 of: r.share().count(),

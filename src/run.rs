@@ -114,6 +114,15 @@ pub async fn run_plan(
         stores: Vec::new(),
         shares: Vec::new(),
     };
+    if plan.alloc_sites {
+        if crate::measure::allocations().is_none() {
+            anyhow::bail!(
+                "--alloc-sites needs the counting allocator, which is off \
+                 (DBCOMPARE_ALLOC_COUNTING=off)"
+            );
+        }
+        crate::measure::sites::enable();
+    }
     if plan.floor {
         // The directory the throw-away servers (and SQLite's temporary file) keep data in.
         let dir = plan.data_dirs.under.clone();

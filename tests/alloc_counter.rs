@@ -1,6 +1,6 @@
 //! The counting allocator counts a known allocation pattern exactly.
 
-use dbcompare::measure::{CountingAlloc, allocations};
+use dbcompare::measure::{CountingAlloc, allocations, uncounted};
 
 #[global_allocator]
 static ALLOCATOR: CountingAlloc = CountingAlloc;
@@ -11,6 +11,31 @@ static ALLOCATOR: CountingAlloc = CountingAlloc;
 fn counts_known_patterns_exactly() {
     one_thread();
     every_thread();
+    the_tools_own_recording_is_left_out();
+}
+
+/// What runs inside `uncounted` (the tool's histograms and series) is not counted, also
+/// nested and after a panic inside it; what follows it is again.
+fn the_tools_own_recording_is_left_out() {
+    CountingAlloc::enable();
+    let (a0, _) = allocations().unwrap();
+    let kept = uncounted(|| {
+        let inner = uncounted(|| Box::new([1u8; 64]));
+        (inner, Box::new([2u8; 64]))
+    });
+    let (a1, _) = allocations().unwrap();
+    assert_eq!(a1, a0, "nothing counted inside");
+    let caught = std::panic::catch_unwind(|| uncounted(|| panic!("inside")));
+    assert!(caught.is_err());
+    let (a2, b2) = allocations().unwrap();
+    let after = std::hint::black_box(Box::new([3u8; 100]));
+    let (a3, b3) = allocations().unwrap();
+    assert_eq!(
+        (a3 - a2, b3 - b2),
+        (1, 100),
+        "counted again, even after a panic"
+    );
+    drop((kept, after));
 }
 
 fn one_thread() {

@@ -286,3 +286,128 @@ fn the_console_shows_medians_and_a_summary_per_phase_unless_verbose() {
         assert!(!stdout.contains(verbose_only), "{verbose_only}: {stdout}");
     }
 }
+
+#[test]
+fn a_run_with_alloc_sites_names_every_phase_s_sites() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args([
+            "run",
+            "--store",
+            "sqlite",
+            "--suite",
+            "driver",
+            "--scale",
+            "0.001",
+            "--warmup-runs",
+            "0",
+            "--runs",
+            "1",
+            "--no-floor",
+            "--alloc-sites",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report =
+        json::parse(&std::fs::read_to_string(dir.path().join("run.json")).unwrap()).unwrap();
+    assert!(report.plan.alloc_sites);
+    let sqlite = &report.stores[0];
+    assert_eq!(sqlite.phases.len(), 22);
+    for p in &sqlite.phases {
+        let sites = p
+            .alloc_sites
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}", p.size.name));
+        let counted = p.allocs_per_op.unwrap();
+        // The same allocations, read at the same two moments.
+        assert!(
+            (sites.allocs_per_op - counted).abs() <= 0.02 * counted + 1.0,
+            "{}: {} captured, {counted} counted",
+            p.size.name,
+            sites.allocs_per_op
+        );
+        assert!(!sites.sites.is_empty() && sites.sites.len() <= dbcompare::measure::sites::TOP);
+        for s in &sites.sites {
+            assert!(!s.function.starts_with("0x"), "a symbol is named: {s:?}");
+        }
+    }
+    // SQLite's queries go through rusqlite; the row checks are dbcompare's.
+    let owners: Vec<&str> = sqlite
+        .phases
+        .iter()
+        .flat_map(|p| p.alloc_sites.as_ref().unwrap().owners.iter())
+        .map(|o| o.owner.as_str())
+        .collect();
+    assert!(owners.contains(&"dbcompare"), "{owners:?}");
+    let md = std::fs::read_to_string(dir.path().join("results.md")).unwrap();
+    assert!(md.contains("## Where the client allocates"), "{md}");
+    assert!(md.contains("**allocation sites captured**"), "{md}");
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<h2>Where the client allocates</h2>"));
+}
+
+#[test]
+fn alloc_sites_without_the_counting_allocator_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args([
+            "run",
+            "--store",
+            "sqlite",
+            "--sizes",
+            "micro",
+            "--alloc-sites",
+        ])
+        .arg("--out")
+        .arg(dir.path())
+        .env("DBCOMPARE_ALLOC_COUNTING", "off")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--alloc-sites needs the counting allocator"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_ycsb_run_with_alloc_sites_names_the_load_s_and_every_workload_s_sites() {
+    let (code, stdout, report) = run_json(&[
+        "--suite",
+        "ycsb",
+        "--store",
+        "sqlite",
+        "--workload",
+        "a,c",
+        "-p",
+        "recordcount=100",
+        "-p",
+        "operationcount=200",
+        "--no-floor",
+        "--alloc-sites",
+    ]);
+    assert_eq!(code, 0, "{stdout}");
+    let phases = &report.stores[0].phases;
+    // The load and workload C have one operation type (the phase is the whole run), A has
+    // two (the sites are on its whole-run phase).
+    for workload in ["load", "a", "c"] {
+        let of: Vec<_> = phases
+            .iter()
+            .filter(|p| p.size.name.split(' ').next() == Some(workload))
+            .collect();
+        assert!(!of.is_empty(), "no {workload} phase");
+        assert!(
+            of.iter().any(|p| p.alloc_sites.is_some()),
+            "{workload}: no allocation sites"
+        );
+    }
+}

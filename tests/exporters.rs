@@ -42,6 +42,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         server_counters: Default::default(),
         client_wall_ms: Vec::new(),
         common_ops_per_s: None,
+        alloc_sites: None,
         series: Vec::new(),
     }
 }
@@ -169,6 +170,7 @@ fn fixture() -> Report {
             workloads: Vec::new(),
             blog_reference: true,
             retries: 0,
+            alloc_sites: false,
             client: None,
         },
         machine: Machine {

@@ -34,6 +34,24 @@ thread_local! {
     /// This thread's slot, taken on its first counted allocation. Const-initialised and
     /// without a destructor, so the allocator can use it at any point of a thread's life.
     static SLOT: Cell<usize> = const { Cell::new(usize::MAX) };
+    /// Set while this thread does the tool's own bookkeeping ([`uncounted`]): its
+    /// allocations are then neither counted nor captured.
+    static UNCOUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the calling thread's allocations left out of the counts (and of
+/// `--alloc-sites`): for the tool's own recording (latency histograms, time series, the
+/// site table itself), which is not the client's cost of an operation. Nests.
+pub fn uncounted<T>(f: impl FnOnce() -> T) -> T {
+    /// Puts the thread's flag back, also when `f` panics.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            UNCOUNTED.with(|u| u.set(self.0));
+        }
+    }
+    let _restore = Restore(UNCOUNTED.with(|u| u.replace(true)));
+    f()
 }
 static COUNTING: AtomicBool = AtomicBool::new(false);
 
@@ -61,6 +79,9 @@ impl CountingAlloc {
         if !COUNTING.load(Ordering::Relaxed) {
             return;
         }
+        if UNCOUNTED.with(Cell::get) {
+            return;
+        }
         let slot = SLOT.with(|slot| {
             if slot.get() == usize::MAX {
                 slot.set(SLOTS_TAKEN.fetch_add(1, Ordering::Relaxed));
@@ -80,6 +101,9 @@ impl CountingAlloc {
                 SHARED.allocations.fetch_add(1, Ordering::Relaxed);
                 SHARED.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
             }
+        }
+        if super::sites::capturing() {
+            uncounted(|| super::sites::record(bytes));
         }
     }
 }

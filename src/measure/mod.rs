@@ -16,8 +16,9 @@ use crate::workload::record::Size;
 mod alloc;
 pub mod floor;
 mod series;
+pub mod sites;
 
-pub use alloc::{CountingAlloc, allocations};
+pub use alloc::{CountingAlloc, allocations, uncounted};
 pub use series::Series;
 
 pub use crate::report::model::{decode_histogram, encode_histogram};
@@ -55,9 +56,12 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// A latency histogram in nanoseconds, 3 significant digits, up to one hour.
+/// A latency histogram in nanoseconds, 3 significant digits, up to one hour. The tool's
+/// own recording: its memory is not counted as the client's (see [`uncounted`]).
 pub fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
+    uncounted(|| {
+        Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
+    })
 }
 
 /// Records one latency into a histogram made by [`new_histogram`].
@@ -108,10 +112,12 @@ impl Recorder {
 
     /// Adds another task's recording of the same phase run.
     pub fn add(&mut self, other: &Recorder) {
-        self.histogram
-            .add(&other.histogram)
-            .expect("histograms of one shape merge");
-        self.series.add(&other.series);
+        uncounted(|| {
+            self.histogram
+                .add(&other.histogram)
+                .expect("histograms of one shape merge");
+            self.series.add(&other.series);
+        });
     }
 
     /// Operations recorded.
@@ -184,6 +190,8 @@ pub struct PhaseRun {
     pub retries: u64,
     /// What the store's own counters rose by over the run (see `Store::counters`).
     pub counters: BTreeMap<String, u64>,
+    /// The run's allocations by call stack (`--alloc-sites`).
+    pub alloc_sites: Option<sites::Counts>,
 }
 
 /// What an open-loop run adds to a phase run.
@@ -209,6 +217,8 @@ impl Meter {
 
     /// Starts the phase's wall, CPU and allocation clocks.
     pub fn start() -> Self {
+        // The allocation sites from here on are the phase's.
+        sites::begin();
         Meter {
             allocs_started: allocations(),
             cpu_started: process_cpu_time(),
@@ -216,11 +226,18 @@ impl Meter {
         }
     }
 
-    /// Stops the clocks: the figures of `ops` operations.
-    pub fn finish(self, ops: u64, histogram: &Histogram<u64>) -> RunFigures {
+    /// Stops the clocks: the figures of `ops` operations, and with `--alloc-sites` where
+    /// the run's allocations came from.
+    pub fn finish(
+        self,
+        ops: u64,
+        histogram: &Histogram<u64>,
+    ) -> (RunFigures, Option<sites::Counts>) {
         let wall = self.started.elapsed();
         let cpu = process_cpu_time().saturating_sub(self.cpu_started);
-        let allocs = match (self.allocs_started, allocations()) {
+        let allocs_now = allocations();
+        let alloc_sites = sites::end();
+        let allocs = match (self.allocs_started, allocs_now) {
             (Some((a0, b0)), Some((a1, b1))) if ops > 0 => {
                 Some(((a1 - a0) as f64 / ops as f64, (b1 - b0) as f64 / ops as f64))
             }
@@ -234,7 +251,7 @@ impl Meter {
             }
         };
         let l = latency(histogram);
-        RunFigures {
+        let figures = RunFigures {
             wall_ms: wall.as_secs_f64() * 1e3,
             ops_per_s: if wall.is_zero() {
                 0.0
@@ -246,7 +263,8 @@ impl Meter {
             bytes_per_op: allocs.map(|a| a.1),
             p50_us: l.p50,
             p99_us: l.p99,
-        }
+        };
+        (figures, alloc_sites)
     }
 }
 
@@ -327,6 +345,17 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         }),
         client_wall_ms: Vec::new(),
         common_ops_per_s: None,
+        alloc_sites: {
+            let captured: Vec<&PhaseRun> =
+                runs.iter().filter(|r| r.alloc_sites.is_some()).collect();
+            (!captured.is_empty()).then(|| {
+                let mut counts = sites::Counts::default();
+                for r in &captured {
+                    counts.add(r.alloc_sites.as_ref().expect("filtered above"));
+                }
+                sites::resolve(&counts, captured.iter().map(|r| r.ops).sum())
+            })
+        },
         // A phase of a YCSB operation type shares its workload's series: none of its own.
         series: runs
             .iter()
@@ -420,6 +449,7 @@ mod tests {
             open_loop: None,
             retries: 0,
             counters: BTreeMap::new(),
+            alloc_sites: None,
         }
     }
 

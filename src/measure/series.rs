@@ -82,11 +82,11 @@ impl Series {
     pub fn record(&mut self, end: Instant, latency: Duration) {
         let mut i = self.index(end);
         while i >= MAX_POINTS && self.shift < FINEST_SHIFT {
-            self.coarsen();
+            super::uncounted(|| self.coarsen());
             i = self.index(end);
         }
         if i >= self.intervals.len() {
-            self.intervals.resize_with(i + 1, Interval::default);
+            super::uncounted(|| self.intervals.resize_with(i + 1, Interval::default));
         }
         let interval = &mut self.intervals[i];
         interval.ops += 1;
@@ -94,8 +94,11 @@ impl Series {
         interval
             .latency
             .get_or_insert_with(|| {
-                Histogram::new_with_bounds(1, MAX_LATENCY_US, 2)
-                    .expect("static histogram bounds are valid")
+                // The tool's own recording: not the client's cost of an operation.
+                super::uncounted(|| {
+                    Histogram::new_with_bounds(1, MAX_LATENCY_US, 2)
+                        .expect("static histogram bounds are valid")
+                })
             })
             .saturating_record(us.clamp(1, MAX_LATENCY_US));
         self.last = i;

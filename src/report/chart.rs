@@ -1840,6 +1840,7 @@ mod tests {
             server_counters: Default::default(),
             client_wall_ms: Vec::new(),
             common_ops_per_s: None,
+            alloc_sites: None,
             series: [0.9, 1.0, 1.1]
                 .map(|f| series_of(ops_per_s * f, 1000))
                 .to_vec(),
@@ -1907,6 +1908,7 @@ mod tests {
                 workloads: Vec::new(),
                 blog_reference: true,
                 retries: 0,
+                alloc_sites: false,
                 client: None,
             },
             machine: machine(),

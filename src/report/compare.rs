@@ -317,6 +317,13 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
         q.client_threads.map_or("-".into(), |t| t.to_string()),
         true,
     );
+    let sites = |on: bool| if on { "captured (slowed)" } else { "no" }.to_string();
+    differ(
+        "allocation sites",
+        sites(p.alloc_sites),
+        sites(q.alloc_sites),
+        true,
+    );
     differ("runs", p.runs.to_string(), q.runs.to_string(), false);
     differ(
         "warm-up runs",

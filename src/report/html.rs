@@ -247,6 +247,28 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         out.push_str("</ul>\n");
         let _ = writeln!(out, "<pre>{}</pre>", escape(&store_lines(r).join("\n")));
     }
+    let sites = super::alloc_sites::phases(report);
+    if !sites.is_empty() {
+        let _ = writeln!(
+            out,
+            "<h2>{}</h2>\n<p>{}</p>",
+            escape(super::alloc_sites::HEADING),
+            inline(super::alloc_sites::NOTE)
+        );
+        for phase in sites {
+            let _ = writeln!(
+                out,
+                "<h3>{}</h3>\n<p>{}</p>",
+                escape(&phase.title),
+                escape(&phase.owners)
+            );
+            out.push_str(&table(
+                &strings(&super::alloc_sites::HEADERS),
+                &phase.rows,
+                super::alloc_sites::NUMERIC_FROM,
+            ));
+        }
+    }
     out.push_str("</body>\n</html>\n");
     out
 }

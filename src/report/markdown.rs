@@ -214,6 +214,28 @@ pub fn render(report: &Report) -> String {
     out.push_str("\nStores:\n\n");
     let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
     out.push_str(&table(&STORE_HEADERS, &rows, STORE_HEADERS.len()));
+    let sites = super::alloc_sites::phases(report);
+    if !sites.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## {}\n\n{}",
+            super::alloc_sites::HEADING,
+            super::alloc_sites::NOTE
+        );
+        for phase in sites {
+            let _ = writeln!(out, "\n### {}\n\n{}\n", phase.title, phase.owners);
+            let rows: Vec<Vec<String>> = phase
+                .rows
+                .iter()
+                .map(|r| super::alloc_sites::code_spans(r))
+                .collect();
+            out.push_str(&table(
+                &super::alloc_sites::HEADERS,
+                &rows,
+                super::alloc_sites::NUMERIC_FROM,
+            ));
+        }
+    }
     out
 }
 
@@ -287,6 +309,18 @@ pub fn run_facts(report: &Report) -> Vec<String> {
     ));
     if let Some(f) = &report.floor {
         facts.push(super::text::floor_line(f).replace(&f.fsync_dir, &format!("`{}`", f.fsync_dir)));
+    }
+    if p.alloc_sites {
+        let shown = !super::alloc_sites::phases(report).is_empty();
+        facts.push(format!(
+            "**allocation sites captured** (`--alloc-sites`): every allocation's stack was \
+             taken, so this run's times are slowed and not for comparing{}",
+            if shown {
+                " (where the allocations come from: the last section)"
+            } else {
+                ""
+            }
+        ));
     }
     if let Some(c) = &p.client {
         facts.push(format!(

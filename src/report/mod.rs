@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 
 use crate::error::UsageError;
 
+pub mod alloc_sites;
 pub mod blog;
 pub mod chart;
 pub mod compare;

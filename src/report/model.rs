@@ -167,6 +167,10 @@ pub struct PlanSummary {
     /// `--retries`: how often a failed operation could be made again on a new connection.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub retries: u32,
+    /// `--alloc-sites`: every allocation's stack was taken (each phase's `alloc_sites`),
+    /// which slows the client: the run's times are not for comparing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub alloc_sites: bool,
     /// One of several load clients (`--client K/N`): which one, of how many, from when.
     /// Absent for a whole run, and in a merged one (see `Report::shares`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,6 +435,52 @@ pub struct PhaseResult {
     /// recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<Series>,
+    /// Where the client's allocations came from over the measured runs (`--alloc-sites`);
+    /// absent when they were not captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc_sites: Option<AllocSites>,
+}
+
+/// A phase's client allocations by call site (`--alloc-sites`): every counted allocation's
+/// call stack, named by its first frame outside the allocator and the standard library
+/// (the call site) and by the crate of that frame (whose code allocated). Per operation,
+/// over every measured run; these runs are slowed by the stack captures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AllocSites {
+    /// Operations the figures are over (every measured run's).
+    pub ops: u64,
+    /// Every captured allocation, per operation.
+    pub allocs_per_op: f64,
+    pub bytes_per_op: f64,
+    /// Per crate whose code allocated, the most allocating first.
+    pub owners: Vec<AllocOwner>,
+    /// The call sites that allocated most, the most first (at most 12).
+    pub sites: Vec<AllocSite>,
+}
+
+/// The allocations of one crate's code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AllocOwner {
+    /// A crate name (`dbcompare`, `mysql_async`, `tokio`; `core` for the standard library's
+    /// own, such as a thread's start).
+    pub owner: String,
+    pub allocs_per_op: f64,
+    pub bytes_per_op: f64,
+}
+
+/// One call site's allocations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AllocSite {
+    /// The crate of `function`.
+    pub owner: String,
+    /// The function that allocated (directly or through the standard library), demangled.
+    pub function: String,
+    /// The functions that called it, nearest first (frames of the standard library left
+    /// out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callers: Vec<String>,
+    pub allocs_per_op: f64,
+    pub bytes_per_op: f64,
 }
 
 /// A phase run over time: a point per fixed interval from the phase's start.

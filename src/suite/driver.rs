@@ -177,7 +177,7 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
         returned.push(store);
     }
     let ops = recorder.len();
-    let figures = meter.finish(ops, &recorder.histogram);
+    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
     returned.append(connections);
     *connections = returned;
     Ok((
@@ -194,6 +194,7 @@ async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
             open_loop: None,
             retries: 0,
             counters: Default::default(),
+            alloc_sites,
         },
         first_error,
     ))

@@ -161,7 +161,7 @@ fn phase_run(
     recorder: Recorder,
     meter: Meter,
 ) -> PhaseRun {
-    let figures = meter.finish(ops, &recorder.histogram);
+    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
     PhaseRun {
         kind: PhaseKind::Pool,
         size: Size {
@@ -178,6 +178,7 @@ fn phase_run(
         open_loop: None,
         retries: 0,
         counters: BTreeMap::new(),
+        alloc_sites,
     }
 }
 

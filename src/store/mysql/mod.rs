@@ -17,6 +17,7 @@ use crate::workload::record::{Data, Record};
 
 mod driver;
 mod pool;
+mod rows;
 mod ycsb;
 
 /// JSON_UNQUOTE(JSON_EXTRACT(...)) works on MySQL 5.7+, 8.x and MariaDB alike
@@ -343,7 +344,8 @@ impl Store for MysqlStore {
         let prepared = self.prepared.as_ref().expect("prepared above");
         let data = serde_json::to_string(&r.data)?;
         let mut tx = self.conn.start_transaction(TxOpts::default()).await?;
-        tx.exec_drop(
+        rows::exec_drop(
+            &mut tx,
             &prepared.insert,
             (
                 r.id,
@@ -365,7 +367,8 @@ impl Store for MysqlStore {
             self.prepare().await?;
         }
         let prepared = self.prepared.as_ref().expect("prepared above");
-        let row: Option<Row> = self.conn.exec_first(&prepared.find, (unique_id,)).await?;
+        let row: Option<Row> =
+            rows::exec_first(&mut self.conn, &prepared.find, (unique_id,)).await?;
         row.map(decode).transpose()
     }
 

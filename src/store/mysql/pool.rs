@@ -86,7 +86,7 @@ async fn insert_rows(conn: &mut Conn, table: &str, rows: &[BenchRow]) -> Result<
                 ]
             })
             .collect();
-        tx.exec_drop(sql, params).await?;
+        super::rows::exec_drop(&mut tx, sql, params).await?;
         crate::liveness::alive();
     }
     tx.commit().await?;
@@ -127,7 +127,7 @@ impl PoolStore for MysqlStore {
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id = ?");
-        let row: Option<Row> = self.conn.exec_first(sql, (id,)).await?;
+        let row: Option<Row> = super::rows::exec_first(&mut self.conn, sql, (id,)).await?;
         row.map(bench_row).transpose()
     }
 

@@ -85,10 +85,7 @@ impl YcsbStore for MysqlStore {
         let mut params = Vec::with_capacity(values.len() + 1);
         params.push(Value::from(key));
         params.extend(values.iter().map(|v| Value::from(v.as_str())));
-        self.conn
-            .exec_drop(&p.insert, Params::Positional(params))
-            .await?;
-        Ok(())
+        super::rows::exec_drop(&mut self.conn, &p.insert, Params::Positional(params)).await
     }
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
@@ -96,7 +93,8 @@ impl YcsbStore for MysqlStore {
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
-        let row: Option<Row> = self.conn.exec_first(p.read(field), (key,)).await?;
+        let row: Option<Row> =
+            super::rows::exec_first(&mut self.conn, p.read(field), (key,)).await?;
         row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
             .transpose()
     }
@@ -119,9 +117,7 @@ impl YcsbStore for MysqlStore {
             .map(|(_, v)| Value::from(v.as_str()))
             .collect();
         params.push(Value::from(key));
-        self.conn
-            .exec_drop(statement, Params::Positional(params))
-            .await?;
+        super::rows::exec_drop(&mut self.conn, statement, Params::Positional(params)).await?;
         // Rows changed: every update writes a value the record did not hold (a new version).
         anyhow::ensure!(self.conn.affected_rows() == 1, "no record {key} to update");
         Ok(())

@@ -57,13 +57,24 @@ impl DriverStore for SqliteStore {
                 }
             }
             EchoMixed5 => {
-                let echoed: (String, i64, Option<String>, f64, Vec<u8>) =
+                // Checked in the row, borrowed: the text and the blob are not copied out.
+                let wrong: Option<String> =
                     c.prepare_cached("SELECT ?1, ?2, ?3, ?4, ?5")?.query_row(
                         rusqlite::params!["abc", i as i64, None::<String>, 1.024f64, &b"xyz"[..]],
-                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                        |r| {
+                            let echoed = (
+                                r.get_ref(0)?.as_str()?,
+                                r.get::<_, i64>(1)?,
+                                r.get_ref(2)?.as_str_or_null()?,
+                                r.get::<_, f64>(3)?,
+                                r.get_ref(4)?.as_blob()?,
+                            );
+                            let right = ("abc", i as i64, None, 1.024, &b"xyz"[..]);
+                            Ok((echoed != right).then(|| format!("{echoed:?}")))
+                        },
                     )?;
-                if echoed != ("abc".to_string(), i as i64, None, 1.024, b"xyz".to_vec()) {
-                    bail!("echo gave {echoed:?}");
+                if let Some(echoed) = wrong {
+                    bail!("echo gave {echoed}");
                 }
             }
             SelectLargeString => {

@@ -213,6 +213,7 @@ fn one_connection_run(
     recorder: Recorder,
 ) -> Measured {
     let ops = recorder.len();
+    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
     Measured {
         run: PhaseRun {
             kind,
@@ -221,12 +222,13 @@ fn one_connection_run(
             ops,
             errors: errors.by_kind,
             incomplete: stopped,
-            figures: meter.finish(ops, &recorder.histogram),
+            figures,
             histogram: recorder.histogram,
             series: recorder.series,
             open_loop: None,
             retries,
             counters: BTreeMap::new(),
+            alloc_sites,
         },
         first_error: errors.first,
     }
@@ -363,7 +365,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
         }
     }
     let ops = recorder.len();
-    let figures = meter.finish(ops, &recorder.histogram);
+    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
     // Connections return to the pool in task order; one lost to a panic is not reused.
     let mut rest: Vec<C::Store> = std::mem::take(connections);
     returned.append(&mut rest);
@@ -386,6 +388,7 @@ pub(super) async fn search_phase_tasks<C: Connect + Send + 'static>(
             open_loop,
             retries,
             counters: BTreeMap::new(),
+            alloc_sites,
         },
         first_error,
     })

@@ -359,7 +359,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         }
     }
     let started = meter.started();
-    let figures = meter.finish(all.len(), &all.histogram);
+    let (figures, alloc_sites) = meter.finish(all.len(), &all.histogram);
     returned.append(connections);
     *connections = returned;
     if let Some(e) = panicked {
@@ -403,6 +403,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             open_loop: None,
             retries: 0,
             counters: Default::default(),
+            // The sites are the whole run's (below).
+            alloc_sites: None,
         });
     }
     let total = PhaseRun {
@@ -421,6 +423,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         open_loop,
         retries: 0,
         counters,
+        alloc_sites,
     };
     match runs.as_mut_slice() {
         // One operation type (a load, workload C): it is the whole run, with its errors.
@@ -429,6 +432,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             only.open_loop = total.open_loop;
             only.series = total.series;
             only.counters = total.counters;
+            only.alloc_sites = total.alloc_sites;
         }
         _ => runs.push(total),
     }
