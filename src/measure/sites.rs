@@ -21,6 +21,9 @@ const DEPTH: usize = 40;
 const CALLERS: usize = 3;
 /// Sites kept per phase, the most allocating first.
 pub const TOP: usize = 12;
+/// Sites kept besides those for their bytes: a site of few, large allocations (a buffer
+/// per query) would otherwise fall off a table ranked by count.
+pub const TOP_BY_BYTES: usize = 4;
 
 /// Return addresses of one stack, innermost first, zero-padded.
 type Stack = [usize; DEPTH];
@@ -161,8 +164,7 @@ pub fn resolve(counts: &Counts, ops: u64) -> AllocSites {
     let most_first = |a: &Tally, b: &Tally| (b.allocations, b.bytes).cmp(&(a.allocations, a.bytes));
     let mut owners: Vec<(String, Tally)> = owners.into_iter().collect();
     owners.sort_by(|a, b| most_first(&a.1, &b.1).then_with(|| a.0.cmp(&b.0)));
-    let mut sites: Vec<((String, Vec<String>), Tally)> = by_site.into_iter().collect();
-    sites.sort_by(|a, b| most_first(&a.1, &b.1).then_with(|| a.0.cmp(&b.0)));
+    let sites = most_allocating(by_site.into_iter().collect());
     let total = counts.total();
     AllocSites {
         ops,
@@ -178,7 +180,6 @@ pub fn resolve(counts: &Counts, ops: u64) -> AllocSites {
             .collect(),
         sites: sites
             .into_iter()
-            .take(TOP)
             .map(|((function, callers), t)| AllocSite {
                 owner: owner(&function),
                 function,
@@ -188,6 +189,23 @@ pub fn resolve(counts: &Counts, ops: u64) -> AllocSites {
             })
             .collect(),
     }
+}
+
+/// The `TOP` sites by allocations, and the `TOP_BY_BYTES` by bytes among the others (a
+/// site of few large allocations is worth seeing too), most allocations first.
+fn most_allocating<K: Ord>(mut sites: Vec<(K, Tally)>) -> Vec<(K, Tally)> {
+    let most_first = |a: &(K, Tally), b: &(K, Tally)| {
+        (b.1.allocations, b.1.bytes)
+            .cmp(&(a.1.allocations, a.1.bytes))
+            .then_with(|| a.0.cmp(&b.0))
+    };
+    sites.sort_by(most_first);
+    let mut rest = sites.split_off(TOP.min(sites.len()));
+    rest.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then_with(|| a.0.cmp(&b.0)));
+    rest.truncate(TOP_BY_BYTES);
+    sites.extend(rest.into_iter().filter(|(_, t)| t.bytes > 0));
+    sites.sort_by(most_first);
+    sites
 }
 
 /// The function names at a return address, innermost (inlined) first, without hashes.
@@ -314,6 +332,36 @@ pub fn owner(function: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_of_few_large_allocations_is_kept_beside_the_most_allocating() {
+        let tally = |allocations, bytes| Tally { allocations, bytes };
+        // TOP sites of 100 allocations of 10 bytes, then small sites, one of them a single
+        // allocation of 64 kB and one of nothing but counts.
+        let mut sites: Vec<(String, Tally)> = (0..TOP)
+            .map(|i| (format!("many{i:02}"), tally(100, 1_000)))
+            .collect();
+        sites.push(("buffer".into(), tally(1, 65_536)));
+        sites.extend((0..10).map(|i| (format!("few{i}"), tally(2, 20 + i))));
+        let kept = most_allocating(sites);
+        let names: Vec<&str> = kept.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(kept.len(), TOP + TOP_BY_BYTES);
+        assert!(
+            names[..TOP].iter().all(|n| n.starts_with("many")),
+            "{names:?}"
+        );
+        // By count: the three kept for their bytes among the few, then the buffer.
+        assert_eq!(&names[TOP..], ["few9", "few8", "few7", "buffer"]);
+        // Fewer sites than the table holds: every one kept, once.
+        let small = most_allocating(vec![
+            ("a".to_string(), tally(1, 0)),
+            ("b".into(), tally(3, 9)),
+        ]);
+        assert_eq!(
+            small,
+            vec![("b".to_string(), tally(3, 9)), ("a".into(), tally(1, 0))]
+        );
+    }
 
     #[test]
     fn the_owner_is_the_first_segment_or_the_self_type() {

@@ -454,7 +454,8 @@ pub struct AllocSites {
     pub bytes_per_op: f64,
     /// Per crate whose code allocated, the most allocating first.
     pub owners: Vec<AllocOwner>,
-    /// The call sites that allocated most, the most first (at most 12).
+    /// The call sites that allocated most (at most 12), and up to 4 more that allocated the
+    /// most bytes among the others; the most allocations first.
     pub sites: Vec<AllocSite>,
 }
 

@@ -116,7 +116,10 @@ async fn async_loop(url: String, mut keys: Keys, limit: Duration) -> u64 {
     let stmt = conn.prep(FIND).await.unwrap();
     let (t0, mut n) = (Instant::now(), 0);
     while t0.elapsed() < limit {
-        let row: Option<mysql_async::Row> = conn.exec_first(&stmt, (keys.next(),)).await.unwrap();
+        // The result stream, as dbcompare reads it: `exec_first` boxes one more future.
+        let mut result = conn.exec_iter(&stmt, (keys.next(),)).await.unwrap();
+        let row: Option<mysql_async::Row> = result.next().await.unwrap();
+        result.drop_result().await.unwrap();
         assert!(row.is_some());
         n += 1;
     }
