@@ -3,9 +3,11 @@
 //! as `get_multiplexed_async_connection` gives it (the connection's driver a task of its
 //! own, each command handed to it over a channel: how dbcompare connects), and the same
 //! connection with its driver polled inside the task that sends the commands (no second
-//! task). Each GETs one 100-byte key, as redis-benchmark's GET does; values fetched, not
-//! decoded.
-//! Usage: redis-clients sync|async|inline URL SECONDS [CONNECTIONS [LOOPS]]; connections 1
+//! task), and a direct connection as dbcompare's: the socket read and written by the task
+//! that sends the command (the crate packs the command and parses the reply), with no
+//! second task and no channel. Each GETs one 100-byte key, as redis-benchmark's GET does;
+//! values fetched, not decoded.
+//! Usage: redis-clients sync|async|inline|direct URL SECONDS [CONNECTIONS [LOOPS]]; connections 1
 //! and loops 1 by default (async ones only: connection i on loop i mod LOOPS).
 //! Prints `mode operations/s CPU-us/operation`.
 use std::future::Future;
@@ -58,8 +60,14 @@ fn main() {
                     rt.block_on(async {
                         let tasks: Vec<_> = (0..mine)
                             .map(|_| {
-                                let (client, inline) = (client.clone(), mode == "inline");
-                                tokio::spawn(async_loop(client, inline, limit))
+                                let (client, mode) = (client.clone(), mode.clone());
+                                tokio::spawn(async move {
+                                    if mode == "direct" {
+                                        direct_loop(client, limit).await
+                                    } else {
+                                        async_loop(client, mode == "inline", limit).await
+                                    }
+                                })
                             })
                             .collect();
                         let mut n = 0;
@@ -87,6 +95,48 @@ fn sync_loop(client: &redis::Client, limit: Duration) -> u64 {
     let (t0, mut n) = (Instant::now(), 0);
     while t0.elapsed() < limit {
         let value: Option<Vec<u8>> = redis::cmd("GET").arg(KEY).query(&mut conn).unwrap();
+        assert!(value.is_some());
+        n += 1;
+    }
+    n
+}
+
+/// One direct connection GETting until `limit` has passed; returns its command count. The
+/// socket is read and written by this task, the reply parsed by the crate's own resumable
+/// decoder (`ValueCodec`, as its multiplexed connection's task does): dbcompare's Redis
+/// connection.
+async fn direct_loop(client: redis::Client, limit: Duration) -> u64 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_util::codec::Decoder;
+    let addr = match client.get_connection_info().addr() {
+        redis::ConnectionAddr::Tcp(host, port) => format!("{host}:{port}"),
+        other => panic!("a TCP address, not {other:?}"),
+    };
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (mut out, mut buf) = (Vec::new(), bytes::BytesMut::with_capacity(16 * 1024));
+    let mut parser = redis::ValueCodec::default();
+    let mut ask = async |cmd: &redis::Cmd| {
+        out.clear();
+        cmd.write_packed_command(&mut out);
+        stream.write_all(&out).await.unwrap();
+        loop {
+            if let Some(v) = parser.decode(&mut buf).unwrap() {
+                break v;
+            }
+            buf.reserve(4096);
+            let read = stream.read_buf(&mut buf).await.unwrap();
+            assert!(read > 0, "the connection closed");
+        }
+    };
+    if let Some(password) = client.get_connection_info().redis_settings().password() {
+        let reply = ask(redis::cmd("AUTH").arg(password)).await;
+        assert_eq!(reply, redis::Value::Okay, "AUTH");
+    }
+    let cmd = redis::cmd("GET").arg(KEY).clone();
+    let (t0, mut n) = (Instant::now(), 0);
+    while t0.elapsed() < limit {
+        let value: Option<Vec<u8>> = redis::from_redis_value(ask(&cmd).await).unwrap();
         assert!(value.is_some());
         n += 1;
     }

@@ -1,18 +1,18 @@
-//! The connection a Redis store drives: one server's multiplexed connection, or the cluster
-//! client's, which routes each command to the master of its key's slot. Both answer the
-//! same commands (`query_async(&mut conn)`); what a cluster needs besides is sent to one
+//! The connection a Redis store drives: one server's direct connection ([`Direct`]), or the
+//! cluster client's, which routes each command to the master of its key's slot. Both answer
+//! the same commands (`query_async(&mut conn)`); what a cluster needs besides is sent to one
 //! master by address ([`Conn::on`]).
 
-use redis::aio::{ConnectionLike, MultiplexedConnection};
+use redis::aio::ConnectionLike;
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
 use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, RedisResult, Value};
 
 use super::cluster::Node;
+use super::direct::Direct;
 
-#[derive(Clone)]
 pub(super) enum Conn {
-    One(MultiplexedConnection),
+    One(Box<Direct>),
     Cluster(ClusterConnection),
 }
 
@@ -40,7 +40,7 @@ impl Conn {
 impl ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
-            Conn::One(c) => c.req_packed_command(cmd),
+            Conn::One(c) => c.as_mut().req_packed_command(cmd),
             Conn::Cluster(c) => c.req_packed_command(cmd),
         }
     }
@@ -52,7 +52,7 @@ impl ConnectionLike for Conn {
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
-            Conn::One(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::One(c) => c.as_mut().req_packed_commands(pipeline, offset, count),
             Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
         }
     }

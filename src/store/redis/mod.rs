@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use bincode::{Decode, Encode};
 use chrono::{TimeZone, Utc};
-use redis::AsyncConnectionConfig;
 
 use crate::catalog::{StoreInfo, StoreKind};
 use crate::store::tls::{self, Tls, Verify};
@@ -19,6 +18,7 @@ use crate::workload::record::{Data, Record};
 
 mod cluster;
 mod conn;
+mod direct;
 mod driver;
 mod pool;
 mod ycsb;
@@ -327,22 +327,11 @@ impl Adapter for RedisStore {
             Conn::Cluster(builder.build()?.get_async_connection().await?)
         } else {
             let info = infos.into_iter().next().context("no server in the URL")?;
-            let client = match certificates {
-                Some(certificates) => redis::Client::build_with_tls(info, certificates)?,
-                None => redis::Client::open(info)?,
-            };
-            let config = AsyncConnectionConfig::new()
-                .set_connection_timeout(Some(spec.connect_timeout))
-                // No timer per command (the driver's default arms one on every request): it
-                // cost about 1 us of client CPU per GET, which the other stores' drivers do
-                // not pay and redis-benchmark does not either. A stalled server is left to
-                // Ctrl-C, as for them.
-                .set_response_timeout(None);
-            Conn::One(
-                client
-                    .get_multiplexed_async_connection_with_config(&config)
-                    .await?,
-            )
+            // No timer per command (the redis crate's multiplexed connection arms one on
+            // every request by default): a stalled server is left to Ctrl-C, as for the
+            // other stores' drivers.
+            let direct = direct::Direct::connect(&info, tls.as_ref(), spec.connect_timeout).await?;
+            Conn::One(Box::new(direct))
         };
         redis::cmd("PING").query_async::<()>(&mut conn).await?;
         let topology = if cluster {

@@ -6,6 +6,7 @@
 use anyhow::{Context, Result};
 
 use super::RedisStore;
+use super::conn::Conn;
 use crate::store::{YcsbFields, YcsbStore, YcsbTable};
 use crate::workload::ycsb::OpKind;
 
@@ -171,10 +172,10 @@ impl YcsbStore for RedisStore {
             .await?;
         let answers: Vec<Vec<Option<String>>> = if found.is_empty() {
             Vec::new()
-        } else if self.cluster.is_some() {
+        } else if let Conn::Cluster(cluster) = &self.conn {
             // A pipeline goes to one node: one command per record, sent at once.
             let reads = found.iter().map(|key| {
-                let mut conn = self.conn.clone();
+                let mut conn = cluster.clone();
                 let mut cmd = redis::cmd("HMGET");
                 cmd.arg(keys.record(key)).arg(keys.asked(field));
                 async move { cmd.query_async::<Vec<Option<String>>>(&mut conn).await }
