@@ -17,6 +17,16 @@ pub(super) enum Conn {
 }
 
 impl Conn {
+    /// `cmd.query_async(self)`, without boxing the request's future on one server.
+    pub(super) async fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> RedisResult<T> {
+        match self {
+            Conn::One(c) => Ok(redis::from_redis_value(
+                c.request(cmd).await?.extract_error()?,
+            )?),
+            Conn::Cluster(_) => cmd.query_async(self).await,
+        }
+    }
+
     /// Runs `cmd` on one master of the cluster (on the one server otherwise).
     pub(super) async fn on<T: FromRedisValue>(
         &mut self,
@@ -32,7 +42,7 @@ impl Conn {
                 let value = c.route_command(cmd.clone(), routing).await?;
                 redis::from_redis_value(value).map_err(Into::into)
             }
-            (conn, _) => cmd.query_async(conn).await,
+            (conn, _) => conn.query(cmd).await,
         }
     }
 }

@@ -30,15 +30,11 @@ impl DriverStore for RedisStore {
         use DriverOp::*;
         if !self.driver_keys {
             // Two commands: in a cluster the keys may be in different slots.
-            redis::cmd("SET")
-                .arg(DRIVER_ONE)
-                .arg("1")
-                .query_async::<()>(&mut self.conn)
+            self.conn
+                .query::<()>(redis::cmd("SET").arg(DRIVER_ONE).arg("1"))
                 .await?;
-            redis::cmd("SET")
-                .arg(DRIVER_LARGE)
-                .arg(large_string())
-                .query_async::<()>(&mut self.conn)
+            self.conn
+                .query::<()>(redis::cmd("SET").arg(DRIVER_LARGE).arg(large_string()))
                 .await?;
             self.driver_keys = true;
         }
@@ -56,23 +52,23 @@ impl DriverStore for RedisStore {
                 }
             }
             SimpleQueryRow | PreparedQueryRow => {
-                let v: Option<String> = redis::cmd("GET").arg(DRIVER_ONE).query_async(c).await?;
+                let v: Option<String> = c.query(redis::cmd("GET").arg(DRIVER_ONE)).await?;
                 if v.as_deref() != Some("1") {
                     bail!("GET gave {v:?}");
                 }
             }
             PreparedQueryRowParam => {
-                let v: u64 = redis::cmd("ECHO").arg(i).query_async(c).await?;
+                let v: u64 = c.query(redis::cmd("ECHO").arg(i)).await?;
                 if v != i {
                     bail!("ECHO {i} gave {v}");
                 }
             }
             SelectLargeString | SelectPreparedLargeString => {
-                let v: String = redis::cmd("GET").arg(DRIVER_LARGE).query_async(c).await?;
+                let v: String = c.query(redis::cmd("GET").arg(DRIVER_LARGE)).await?;
                 check_large(v.as_bytes())?;
             }
             SelectLargeBytes | SelectPreparedLargeBytes => {
-                let v: Vec<u8> = redis::cmd("GET").arg(DRIVER_LARGE).query_async(c).await?;
+                let v: Vec<u8> = c.query(redis::cmd("GET").arg(DRIVER_LARGE)).await?;
                 check_large(&v)?;
             }
             EchoMixed5 | SelectLargeRaw | SelectPreparedLargeRaw => {

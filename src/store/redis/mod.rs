@@ -206,9 +206,8 @@ impl RedisStore {
     async fn unlink_all(&mut self, prefix: &str) -> Result<()> {
         let keys = self.keys(prefix).await?;
         for chunk in keys.chunks(1000) {
-            redis::cmd("UNLINK")
-                .arg(chunk)
-                .query_async::<()>(&mut self.conn)
+            self.conn
+                .query::<()>(redis::cmd("UNLINK").arg(chunk))
                 .await?;
         }
         Ok(())
@@ -489,10 +488,8 @@ impl Store for RedisStore {
         let mut key = std::mem::take(&mut self.keys.record);
         self.scope_into(&mut key, unique_id);
         key.push_str(unique_id);
-        let read: redis::RedisResult<Option<Vec<u8>>> = redis::cmd("GET")
-            .arg(&key)
-            .query_async(&mut self.conn)
-            .await;
+        let read: redis::RedisResult<Option<Vec<u8>>> =
+            self.conn.query(redis::cmd("GET").arg(&key)).await;
         let found = match read {
             Ok(bytes) => bytes.map(|b| decode(&b)).transpose(),
             Err(e) => Err(self.on_node(&key, e)),

@@ -42,9 +42,8 @@ impl RedisStore {
                 .map(|r| Ok((format!("{prefix}{}", r.id), encode_row(r)?)))
                 .collect::<Result<Vec<_>>>()?;
             if self.cluster.is_some() {
-                redis::cmd("MSET")
-                    .arg(&pairs)
-                    .query_async::<()>(&mut self.conn)
+                self.conn
+                    .query::<()>(redis::cmd("MSET").arg(&pairs))
                     .await?;
             } else {
                 pipe.mset(&pairs).ignore();
@@ -91,10 +90,7 @@ impl PoolStore for RedisStore {
 
     async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
         let keys: Vec<String> = (1..=max_id).map(|id| format!("{POOL_DATA}{id}")).collect();
-        let values: Vec<Option<Vec<u8>>> = redis::cmd("MGET")
-            .arg(&keys)
-            .query_async(&mut self.conn)
-            .await?;
+        let values: Vec<Option<Vec<u8>>> = self.conn.query(redis::cmd("MGET").arg(&keys)).await?;
         values
             .into_iter()
             .zip(1..)
@@ -103,9 +99,9 @@ impl PoolStore for RedisStore {
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
-        let value: Option<Vec<u8>> = redis::cmd("GET")
-            .arg(format!("{POOL_DATA}{id}"))
-            .query_async(&mut self.conn)
+        let value: Option<Vec<u8>> = self
+            .conn
+            .query(redis::cmd("GET").arg(format!("{POOL_DATA}{id}")))
             .await?;
         value.map(|v| decode_row(&v)).transpose()
     }

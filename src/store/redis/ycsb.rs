@@ -85,9 +85,8 @@ impl YcsbStore for RedisStore {
         self.unlink_all(&keys.record)
             .await
             .context("deleting the previous YCSB records")?;
-        redis::cmd("UNLINK")
-            .arg(&keys.index)
-            .query_async::<()>(&mut self.conn)
+        self.conn
+            .query::<()>(redis::cmd("UNLINK").arg(&keys.index))
             .await?;
         self.ycsb = Some(keys);
         Ok(())
@@ -107,16 +106,11 @@ impl YcsbStore for RedisStore {
             .zip(values.iter().map(String::as_str))
             .collect();
         if self.cluster.is_some() {
-            redis::cmd("HSET")
-                .arg(keys.record(key))
-                .arg(&pairs)
-                .query_async::<()>(&mut self.conn)
+            self.conn
+                .query::<()>(redis::cmd("HSET").arg(keys.record(key)).arg(&pairs))
                 .await?;
-            redis::cmd("ZADD")
-                .arg(&keys.index)
-                .arg(0)
-                .arg(key)
-                .query_async::<()>(&mut self.conn)
+            self.conn
+                .query::<()>(redis::cmd("ZADD").arg(&keys.index).arg(0).arg(key))
                 .await?;
             return Ok(());
         }
@@ -132,10 +126,13 @@ impl YcsbStore for RedisStore {
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
         let keys = self.ycsb.as_ref().context(NOT_IN_USE)?;
-        let values: Vec<Option<String>> = redis::cmd("HMGET")
-            .arg(keys.record(key))
-            .arg(keys.asked(field))
-            .query_async(&mut self.conn)
+        let values: Vec<Option<String>> = self
+            .conn
+            .query(
+                redis::cmd("HMGET")
+                    .arg(keys.record(key))
+                    .arg(keys.asked(field)),
+            )
             .await?;
         Ok(fields_of(values, keys.fields.len(), field))
     }
@@ -146,10 +143,8 @@ impl YcsbStore for RedisStore {
             .iter()
             .map(|(f, v)| (keys.fields[usize::from(*f)].as_str(), v.as_str()))
             .collect();
-        redis::cmd("HSET")
-            .arg(keys.record(key))
-            .arg(&pairs)
-            .query_async::<()>(&mut self.conn)
+        self.conn
+            .query::<()>(redis::cmd("HSET").arg(keys.record(key)).arg(&pairs))
             .await?;
         Ok(())
     }
@@ -161,14 +156,17 @@ impl YcsbStore for RedisStore {
         field: Option<u16>,
     ) -> Result<Vec<(String, YcsbFields)>> {
         let keys = self.ycsb.as_ref().context(NOT_IN_USE)?;
-        let found: Vec<String> = redis::cmd("ZRANGEBYLEX")
-            .arg(&keys.index)
-            .arg(format!("[{start}"))
-            .arg("+")
-            .arg("LIMIT")
-            .arg(0)
-            .arg(count)
-            .query_async(&mut self.conn)
+        let found: Vec<String> = self
+            .conn
+            .query(
+                redis::cmd("ZRANGEBYLEX")
+                    .arg(&keys.index)
+                    .arg(format!("[{start}"))
+                    .arg("+")
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(count),
+            )
             .await?;
         let answers: Vec<Vec<Option<String>>> = if found.is_empty() {
             Vec::new()
