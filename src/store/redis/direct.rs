@@ -18,13 +18,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 use futures::FutureExt;
 use redis::aio::ConnectionLike;
 use redis::{
     Cmd, ConnectionAddr, ConnectionInfo, ErrorKind, Pipeline, ProtocolVersion, RedisError,
     RedisFuture, RedisResult, Value,
 };
+use redis_protocol::resp2::types::OwnedFrame;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio_util::codec::Decoder;
 
@@ -165,11 +166,33 @@ impl Direct {
         Ok(())
     }
 
-    /// The next reply on the socket.
+    /// The next reply on the socket. A RESP2 reply that is whole in the first bytes read
+    /// (nearly every one) is parsed by redis-protocol and made into the crate's value
+    /// ([`value_of`]): a fifth of the instructions of the crate's parser, whose partial
+    /// state machine is what a reply spread over several reads needs, and gets.
     async fn reply(&mut self) -> RedisResult<Value> {
+        let mut resuming = false;
         loop {
-            if let Some(value) = self.parser.decode(&mut self.input)? {
-                return Ok(value);
+            if !self.input.is_empty() {
+                if !resuming && !self.protocol.supports_resp3() {
+                    let whole =
+                        redis_protocol::resp2::decode::decode(&self.input).map_err(|e| {
+                            RedisError::from((ErrorKind::Parse, "a malformed reply", e.to_string()))
+                        })?;
+                    if let Some((frame, used)) = whole {
+                        let value = match value_of(frame) {
+                            Some(value) => value,
+                            None => redis::parse_redis_value(&self.input[..used])?,
+                        };
+                        self.input.advance(used);
+                        return Ok(value);
+                    }
+                }
+                // Part of a reply: the crate's decoder takes it from here to its end.
+                resuming = true;
+                if let Some(value) = self.parser.decode(&mut self.input)? {
+                    return Ok(value);
+                }
             }
             self.input.reserve(READ_AHEAD);
             if self.stream.read_buf(&mut self.input).await? == 0 {
@@ -180,6 +203,22 @@ impl Direct {
             }
         }
     }
+}
+
+/// The redis crate's value of a RESP2 reply, as its own parser makes it; `None` for a reply
+/// holding an error, whose value (a `ServerError`) only the crate's parser can make.
+fn value_of(frame: OwnedFrame) -> Option<Value> {
+    Some(match frame {
+        OwnedFrame::SimpleString(s) if s == b"OK" => Value::Okay,
+        OwnedFrame::SimpleString(s) => Value::SimpleString(String::from_utf8(s).ok()?),
+        OwnedFrame::Error(_) => return None,
+        OwnedFrame::Integer(i) => Value::Int(i),
+        OwnedFrame::BulkString(b) => Value::BulkString(b),
+        OwnedFrame::Array(items) => {
+            Value::Array(items.into_iter().map(value_of).collect::<Option<_>>()?)
+        }
+        OwnedFrame::Null => Value::Nil,
+    })
 }
 
 /// A refused AUTH (or HELLO with AUTH) as the redis crate reports it, with the server's
@@ -325,6 +364,47 @@ mod tests {
         Direct::connect(&info, None, Duration::from_secs(10))
             .await
             .unwrap()
+    }
+
+    /// A RESP2 reply as the server writes it.
+    fn resp2() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let line = "[ -~]{0,12}";
+        let leaf = prop_oneof![
+            line.prop_map(|s| format!("+{s}\r\n").into_bytes()),
+            Just(b"+OK\r\n".to_vec()),
+            "(ERR|WRONGTYPE|MOVED) [ -~]{0,12}".prop_map(|s| format!("-{s}\r\n").into_bytes()),
+            any::<i64>().prop_map(|i| format!(":{i}\r\n").into_bytes()),
+            proptest::collection::vec(any::<u8>(), 0..300).prop_map(|b| {
+                let mut out = format!("${}\r\n", b.len()).into_bytes();
+                out.extend_from_slice(&b);
+                out.extend_from_slice(b"\r\n");
+                out
+            }),
+            Just(b"$-1\r\n".to_vec()),
+            Just(b"*-1\r\n".to_vec()),
+        ];
+        leaf.prop_recursive(3, 40, 6, |inner| {
+            proptest::collection::vec(inner, 0..6).prop_map(|items| {
+                let mut out = format!("*{}\r\n", items.len()).into_bytes();
+                items.iter().for_each(|i| out.extend_from_slice(i));
+                out
+            })
+        })
+    }
+
+    proptest::proptest! {
+        /// The fast path makes every RESP2 reply into the value the crate's parser makes.
+        #[test]
+        fn replies_are_the_values_the_crate_parses(reply in resp2()) {
+            let (frame, used) = redis_protocol::resp2::decode::decode(&reply).unwrap().unwrap();
+            proptest::prop_assert_eq!(used, reply.len());
+            let ours = value_of(frame).map_or_else(|| redis::parse_redis_value(&reply), Ok);
+            proptest::prop_assert_eq!(ours.unwrap(), redis::parse_redis_value(&reply).unwrap());
+            // Any proper prefix is incomplete, not a shorter reply.
+            let cut = reply.len() / 2;
+            proptest::prop_assert!(redis_protocol::resp2::decode::decode(&reply[..cut]).unwrap().is_none());
+        }
     }
 
     #[tokio::test]
