@@ -50,14 +50,7 @@ for rep in $(seq 1 "$runs"); do
       awk -v n="$n" -v r="$got" '{ printf "redis-benchmark %s %.2f\n", r, ($1 + $2) / n * 1e6 }' "$work/cpu"
       rate=${got%.*}
     elif [ "$client" = dbcompare ]; then
-      "$bin" run --store redis --url "redis=$url" --sizes small --searches-per-insert 10 \
-        --concurrency "$concurrency" --client-threads "$loops" \
-        --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null
-      python3 -c 'import json, sys
-s = json.load(open(sys.argv[1]))["stores"][0]
-assert s["status"] == "ok", s.get("error")
-p = next(p for p in s["phases"] if p["kind"] == "search")
-print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
+      search_figures redis "$url" "$concurrency" "$loops"
     else
       "$clients" "$client" "$url" "$seconds" "$concurrency" "$loops"
     fi

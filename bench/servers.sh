@@ -22,3 +22,16 @@ start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids m
   for _ in $(seq 1 300); do [ -s "$work/$1.url" ] && break; sleep 0.1; done
   [ -s "$work/$1.url" ] || { cat "$work/$1.log" >&2; exit 1; }
 }
+
+search_figures() { # $1 = store, $2 = URL, $3 = concurrency, $4 = event loops: prints
+  # "dbcompare OPS/S CPU-US/OP" of the classic SEARCH small phase (10 searches per record,
+  # after one warm-up run) on that server
+  "$bin" run --store "$1" --url "$1=$2" --sizes small --searches-per-insert 10 \
+    --concurrency "$3" --client-threads "$4" \
+    --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stores"][0]
+assert s["status"] == "ok", s.get("error")
+p = next(p for p in s["phases"] if p["kind"] == "search")
+print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
+}

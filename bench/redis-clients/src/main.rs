@@ -4,8 +4,8 @@
 //! own, each command handed to it over a channel: how dbcompare connects), and the same
 //! connection with its driver polled inside the task that sends the commands (no second
 //! task), and a direct connection as dbcompare's: the socket read and written by the task
-//! that sends the command (the crate packs the command and parses the reply), with no
-//! second task and no channel. Each GETs one 100-byte key, as redis-benchmark's GET does;
+//! that sends the command (the crate packs the command; redis-protocol parses a reply that
+//! came whole), with no second task and no channel. Each GETs one 100-byte key, as redis-benchmark's GET does;
 //! values fetched, not decoded.
 //! Usage: redis-clients sync|async|inline|direct URL SECONDS [CONNECTIONS [LOOPS]]; connections 1
 //! and loops 1 by default (async ones only: connection i on loop i mod LOOPS).
@@ -102,9 +102,9 @@ fn sync_loop(client: &redis::Client, limit: Duration) -> u64 {
 }
 
 /// One direct connection GETting until `limit` has passed; returns its command count. The
-/// socket is read and written by this task, the reply parsed by the crate's own resumable
-/// decoder (`ValueCodec`, as its multiplexed connection's task does): dbcompare's Redis
-/// connection.
+/// socket is read and written by this task; a reply whole in the first read is parsed by
+/// redis-protocol, one spread over several reads by the crate's own resumable decoder
+/// (`ValueCodec`, as its multiplexed connection's task does): dbcompare's Redis connection.
 async fn direct_loop(client: redis::Client, limit: Duration) -> u64 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio_util::codec::Decoder;
@@ -120,9 +120,28 @@ async fn direct_loop(client: redis::Client, limit: Duration) -> u64 {
         out.clear();
         cmd.write_packed_command(&mut out);
         stream.write_all(&out).await.unwrap();
+        let mut resuming = false;
         loop {
-            if let Some(v) = parser.decode(&mut buf).unwrap() {
-                break v;
+            if !buf.is_empty() {
+                // As dbcompare: a whole RESP2 reply by redis-protocol, the rest by the crate.
+                if !resuming
+                    && let Some((frame, used)) =
+                        redis_protocol::resp2::decode::decode(&buf).unwrap()
+                {
+                    use redis_protocol::resp2::types::OwnedFrame;
+                    let value = match frame {
+                        OwnedFrame::BulkString(b) => redis::Value::BulkString(b),
+                        OwnedFrame::SimpleString(s) if s == b"OK" => redis::Value::Okay,
+                        OwnedFrame::Null => redis::Value::Nil,
+                        _ => redis::parse_redis_value(&buf[..used]).unwrap(),
+                    };
+                    bytes::Buf::advance(&mut buf, used);
+                    break value;
+                }
+                resuming = true;
+                if let Some(v) = parser.decode(&mut buf).unwrap() {
+                    break v;
+                }
             }
             buf.reserve(4096);
             let read = stream.read_buf(&mut buf).await.unwrap();
