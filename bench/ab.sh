@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Two dbcompare builds side by side on one server (not in CI): each runs the classic SEARCH
+# small phase (10 searches per record, after one warm-up run), alternating which goes first
+# over PAIRS pairs, and the script prints each build's median searches/s and client CPU per
+# search, with the median (min-max) of the per-pair ratios. For a change's before and after:
+#   git worktree add /tmp/before HEAD~1
+#   CARGO_TARGET_DIR=target/before cargo build --release --manifest-path /tmp/before/Cargo.toml
+#   bench/ab.sh target/before/release/dbcompare target/release/dbcompare redis
+# A server is started with the second build's `dbcompare server STORE` (postgres, mysql or
+# redis), unless URL is given. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -eq 3 ] || { echo "usage: bench/ab.sh BEFORE AFTER STORE" >&2; exit 2; }
+before=$1 after=$2 store=$3
+pairs=${PAIRS:-8}
+concurrency=${CONCURRENCY:-1}
+loops=${LOOPS:-1}
+
+bin=$after
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
+url=${URL:-}
+if [ -z "$url" ]; then
+  start "$store"
+  url=$(cat "$work/$store.url")
+fi
+for pair in $(seq 1 "$pairs"); do
+  echo "pair $pair of $pairs" >&2
+  order=(before after)
+  [ $((pair % 2)) -eq 0 ] && order=(after before)
+  for side in "${order[@]}"; do
+    bin=$after
+    [ "$side" = before ] && bin=$before
+    echo "$side $(search_figures "$store" "$url" "$concurrency" "$loops")"
+  done
+done > "$work/all"
+
+python3 - "$work/all" "$store" "$concurrency" "$pairs" <<'PY'
+import statistics, sys
+rows = [line.split() for line in open(sys.argv[1])]
+side = {s: [(float(r[2]), float(r[3])) for r in rows if r[0] == s] for s in ("before", "after")}
+store, conc, pairs = sys.argv[2:5]
+print(f"{store} SEARCH small, concurrency {conc}, {pairs} alternated pairs")
+for s, runs in side.items():
+    print(f"{s:7} {statistics.median(r for r, _ in runs):>10.0f} searches/s {statistics.median(c for _, c in runs):>8.2f} us CPU/search")
+def spread(xs):
+    return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
+pairs = list(zip(side["before"], side["after"]))
+print("throughput after/before", spread([a[0] / b[0] for b, a in pairs]))
+print("CPU per search before/after", spread([b[1] / a[1] for b, a in pairs]))
+PY
