@@ -22,8 +22,8 @@ use bytes::{Buf, BytesMut};
 use futures::FutureExt;
 use redis::aio::ConnectionLike;
 use redis::{
-    Cmd, ConnectionAddr, ConnectionInfo, ErrorKind, Pipeline, ProtocolVersion, RedisError,
-    RedisFuture, RedisResult, Value,
+    Cmd, ConnectionAddr, ConnectionInfo, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult,
+    Value,
 };
 use redis_protocol::resp2::types::OwnedFrame;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -45,7 +45,6 @@ pub(super) struct Direct {
     /// Bytes read and not yet parsed.
     input: BytesMut,
     parser: redis::ValueCodec,
-    protocol: ProtocolVersion,
     db: i64,
     /// Set while a command is on the wire; still set when the next one starts means the
     /// last one's reply was never read.
@@ -57,43 +56,36 @@ pub(super) struct Direct {
 impl Direct {
     /// Connects to the server `info` names, with TLS when it is a `rediss://` address
     /// (`tls` then holds the verification asked for), and authenticates and selects its
-    /// database as the redis crate does (AUTH or HELLO, then SELECT).
+    /// database as the redis crate does (AUTH, then SELECT). RESP2 only: the store's URL
+    /// check refuses `protocol=resp3`.
     pub(super) async fn connect(
         info: &ConnectionInfo,
         tls: Option<&Tls>,
         timeout: Duration,
     ) -> Result<Direct> {
+        let settings = info.redis_settings();
+        if settings.protocol().supports_resp3() {
+            bail!(
+                "this connection speaks RESP2 only, not {:?}",
+                settings.protocol()
+            );
+        }
         let opened = tokio::time::timeout(timeout, open(info.addr(), tls))
             .await
             .map_err(|_| {
                 anyhow::anyhow!("no connection to {} within {timeout:?}", info.addr())
             })??;
-        let settings = info.redis_settings();
         let mut conn = Direct {
             stream: opened,
             out: Vec::new(),
             input: BytesMut::with_capacity(READ_AHEAD),
             parser: redis::ValueCodec::default(),
-            protocol: settings.protocol(),
             db: settings.db(),
             busy: false,
             broken: None,
         };
         let handshake = async {
-            if settings.protocol().supports_resp3() {
-                let mut hello = redis::cmd("HELLO");
-                hello.arg(3);
-                if let Some(password) = settings.password() {
-                    hello
-                        .arg("AUTH")
-                        .arg(settings.username().unwrap_or("default"))
-                        .arg(password);
-                }
-                hello
-                    .query_async::<Value>(&mut conn)
-                    .await
-                    .map_err(refused)?;
-            } else if let Some(password) = settings.password() {
+            if let Some(password) = settings.password() {
                 let mut auth = redis::cmd("AUTH");
                 if let Some(user) = settings.username() {
                     auth.arg(user);
@@ -122,7 +114,7 @@ impl Direct {
     }
 
     /// Sends what `out` holds and reads `replies` replies, each given to `each` with its
-    /// index (RESP3 push messages, which are not replies, are skipped).
+    /// index.
     async fn exchange(
         &mut self,
         replies: usize,
@@ -154,27 +146,22 @@ impl Direct {
         each: &mut impl FnMut(usize, Value),
     ) -> RedisResult<()> {
         self.stream.write_all(&self.out).await?;
-        let mut index = 0;
-        while index < replies {
+        for index in 0..replies {
             let value = self.reply().await?;
-            if self.protocol.supports_resp3() && matches!(value, Value::Push { .. }) {
-                continue;
-            }
             each(index, value);
-            index += 1;
         }
         Ok(())
     }
 
-    /// The next reply on the socket. A RESP2 reply that is whole in the first bytes read
+    /// The next reply on the socket. A reply that is whole in the first bytes read
     /// (nearly every one) is parsed by redis-protocol and made into the crate's value
-    /// ([`value_of`]): a fifth of the instructions of the crate's parser, whose partial
+    /// ([`value_of`]): a third of the instructions of the crate's parser, whose partial
     /// state machine is what a reply spread over several reads needs, and gets.
     async fn reply(&mut self) -> RedisResult<Value> {
         let mut resuming = false;
         loop {
             if !self.input.is_empty() {
-                if !resuming && !self.protocol.supports_resp3() {
+                if !resuming {
                     let whole =
                         redis_protocol::resp2::decode::decode(&self.input).map_err(|e| {
                             RedisError::from((ErrorKind::Parse, "a malformed reply", e.to_string()))
@@ -221,7 +208,7 @@ fn value_of(frame: OwnedFrame) -> Option<Value> {
     })
 }
 
-/// A refused AUTH (or HELLO with AUTH) as the redis crate reports it, with the server's
+/// A refused AUTH as the redis crate reports it, with the server's
 /// reason kept.
 fn refused(e: RedisError) -> RedisError {
     let refusal = matches!(e.kind(), ErrorKind::Server(_) | ErrorKind::Extension)

@@ -267,7 +267,13 @@ impl Adapter for RedisStore {
         let nodes = node_urls(&raw)?;
         tls_of(&nodes[0], ca.as_deref())?;
         for node in nodes {
-            redis::Client::open(node)?;
+            let info = redis::IntoConnectionInfo::into_connection_info(node.as_str())?;
+            if info.redis_settings().protocol().supports_resp3() {
+                bail!(
+                    "protocol=resp3 is not supported: dbcompare reads Redis's replies as RESP2 \
+                     (CONFIG GET and INFO answer other types under RESP3); leave protocol out"
+                );
+            }
         }
         Ok(())
     }
@@ -625,6 +631,23 @@ mod tests {
             let config = bincode::config::standard();
             assert_eq!(bincode::encode_to_vec(&owned, config).unwrap(), bytes);
         }
+    }
+
+    #[test]
+    fn urls_are_checked_as_the_store_reads_them() {
+        RedisStore::check_url("redis://:pw@127.0.0.1:6379/2").unwrap();
+        RedisStore::check_url("redis+cluster://:pw@127.0.0.1:7000,127.0.0.1:7001/").unwrap();
+        for resp3 in [
+            "redis://127.0.0.1:6379/?protocol=resp3",
+            "redis+cluster://127.0.0.1:7000,127.0.0.1:7001/?protocol=resp3",
+        ] {
+            let e = RedisStore::check_url(resp3).unwrap_err().to_string();
+            assert!(
+                e.contains("protocol=resp3 is not supported"),
+                "{resp3}: {e}"
+            );
+        }
+        assert!(RedisStore::check_url("redis://127.0.0.1:notaport/").is_err());
     }
 
     #[test]
