@@ -146,6 +146,9 @@ impl Direct {
         each: &mut impl FnMut(usize, Value),
     ) -> RedisResult<()> {
         self.stream.write_all(&self.out).await?;
+        // TLS may hold the end of a large command in its own buffer until flushed (a no-op
+        // on plain TCP).
+        self.stream.flush().await?;
         for index in 0..replies {
             let value = self.reply().await?;
             each(index, value);
@@ -430,6 +433,54 @@ mod tests {
             .await
             .unwrap();
         assert_eq!((a.as_str(), b, c), ("a", 3_000_000, None));
+    }
+
+    #[tokio::test]
+    async fn large_commands_and_replies_cross_tls_whole() {
+        let installation = server::find(StoreKind::Redis).expect("no redis server is installed");
+        let server = server::start(
+            StoreKind::Redis,
+            &installation,
+            Durability::Relaxed,
+            &server::DataDirs::temporary(),
+            server::Serve {
+                tls: true,
+                ..Default::default()
+            },
+        )
+        .expect("starting a local redis server with TLS");
+        let ca = server
+            .tls_ca()
+            .expect("a CA for the TLS server")
+            .to_path_buf();
+        let url = server.url();
+        let url = url.split('?').next().unwrap();
+        let info = redis::IntoConnectionInfo::into_connection_info(url).unwrap();
+        let tls = Tls {
+            verify: crate::store::tls::Verify::Full,
+            ca: Some(ca),
+        };
+        let mut conn = Direct::connect(&info, Some(&tls), Duration::from_secs(10))
+            .await
+            .unwrap();
+        let big: Vec<u8> = (0..4_000_000u32).map(|i| (i % 253) as u8).collect();
+        let round_trip = async {
+            redis::cmd("SET")
+                .arg("dbcompare:tls")
+                .arg(&big)
+                .query_async::<()>(&mut conn)
+                .await
+                .unwrap();
+            redis::cmd("GET")
+                .arg("dbcompare:tls")
+                .query_async::<Vec<u8>>(&mut conn)
+                .await
+                .unwrap()
+        };
+        let got = tokio::time::timeout(Duration::from_secs(60), round_trip)
+            .await
+            .expect("a 4 MB SET and GET over TLS did not finish within 60 s");
+        assert!(got == big, "{} bytes back of {}", got.len(), big.len());
     }
 
     #[tokio::test]
