@@ -337,6 +337,10 @@ mod tests {
 
     /// A throw-away Redis (installed by provisioning/install.sh: a missing one fails).
     fn redis() -> server::LocalServer {
+        redis_serving(server::Serve::default())
+    }
+
+    fn redis_serving(serve: server::Serve) -> server::LocalServer {
         let installation = server::find(StoreKind::Redis)
             .expect("no redis server is installed: run 'provisioning/install.sh redis'");
         server::start(
@@ -344,7 +348,7 @@ mod tests {
             &installation,
             Durability::Relaxed,
             &server::DataDirs::temporary(),
-            server::Serve::default(),
+            serve,
         )
         .expect("starting a local redis server")
     }
@@ -437,18 +441,10 @@ mod tests {
 
     #[tokio::test]
     async fn large_commands_and_replies_cross_tls_whole() {
-        let installation = server::find(StoreKind::Redis).expect("no redis server is installed");
-        let server = server::start(
-            StoreKind::Redis,
-            &installation,
-            Durability::Relaxed,
-            &server::DataDirs::temporary(),
-            server::Serve {
-                tls: true,
-                ..Default::default()
-            },
-        )
-        .expect("starting a local redis server with TLS");
+        let server = redis_serving(server::Serve {
+            tls: true,
+            ..Default::default()
+        });
         let ca = server
             .tls_ca()
             .expect("a CA for the TLS server")
