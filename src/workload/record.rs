@@ -33,7 +33,7 @@ const EPOCH_SECONDS: i64 = 1_456_790_400;
 const ALPHANUMERIC: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /// One benchmark document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Record {
     /// Sequence number over the whole run (1-based).
     pub id: i64,
@@ -48,7 +48,7 @@ pub struct Record {
 }
 
 /// The nested part of a record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Data {
     /// 16 random alphanumerics.
     pub name: String,
@@ -92,7 +92,16 @@ impl Size {
 
     /// `unique_id` of the i-th record (1-based) of this size.
     pub fn unique_id(&self, i: u64) -> String {
-        format!("{}-{}", self.name, i)
+        let mut id = String::new();
+        self.write_unique_id(i, &mut id);
+        id
+    }
+
+    /// `unique_id` of the i-th record (1-based) into `id`, reusing its buffer.
+    pub fn write_unique_id(&self, i: u64, id: &mut String) {
+        use std::fmt::Write;
+        id.clear();
+        let _ = write!(id, "{}-{i}", self.name);
     }
 }
 
@@ -182,7 +191,6 @@ impl Record {
 
 /// Draws the record `i` (1-based) of `size` from `rng` into `r`, reusing its strings.
 fn draw(rng: &mut ChaCha8Rng, size: &Size, i: u64, id: i64, r: &mut Record) {
-    use std::fmt::Write;
     r.data.name.clear();
     for _ in 0..NAME_LEN {
         r.data
@@ -199,15 +207,14 @@ fn draw(rng: &mut ChaCha8Rng, size: &Size, i: u64, id: i64, r: &mut Record) {
         .timestamp_millis_opt(EPOCH_SECONDS * 1000 + id * 1000 + offset_ms)
         .single()
         .expect("generated timestamps are in range");
-    r.unique_id.clear();
-    let _ = write!(r.unique_id, "{}-{i}", size.name);
+    size.write_unique_id(i, &mut r.unique_id);
 }
 
 /// The records of one size, in insertion order, made again from the seed whenever one is
-/// needed (to insert it, or to check an answer) instead of kept: only where each record's
-/// draws start in the generator's stream is kept, 8 bytes a record instead of the record,
-/// so the client's memory hardly grows with the number of records. The records are the
-/// ones [`generate`] gives.
+/// needed to insert it, instead of kept: only where each record's draws start in the
+/// generator's stream is kept, and the record's digest to check an answer against, 16 bytes
+/// a record instead of the record, so the client's memory hardly grows with the number of
+/// records. The records are the ones [`generate`] gives.
 #[derive(Debug, Clone)]
 pub struct Records {
     seed: u64,
@@ -215,6 +222,18 @@ pub struct Records {
     first_id: i64,
     /// The generator's word position at each record's first draw.
     starts: Vec<u64>,
+    /// Each record's [`digest`].
+    digests: Vec<u64>,
+}
+
+/// A 64-bit digest of every field of a record (foldhash's quality hasher, fixed seed): two
+/// records with equal digests are taken to be equal, a chance of 2^-64 for a wrong answer to
+/// pass. Checking an answer this way costs a few hundred instructions; making the record
+/// again from the seed, about 1,400 (ChaCha's block function).
+pub fn digest(r: &Record) -> u64 {
+    use std::hash::BuildHasher;
+    const STATE: foldhash::quality::FixedState = foldhash::quality::FixedState::with_seed(2016);
+    STATE.hash_one(r)
 }
 
 impl Records {
@@ -223,18 +242,19 @@ impl Records {
     pub fn new(seed: u64, size: &Size, first_id: i64) -> Self {
         let mut rng = stream(seed, size, 0);
         let mut scratch = Record::blank();
-        let starts = (1..=size.records)
+        let (starts, digests) = (1..=size.records)
             .map(|i| {
                 let start = rng.get_word_pos() as u64;
-                draw(&mut rng, size, i, first_id, &mut scratch);
-                start
+                draw(&mut rng, size, i, first_id + (i as i64 - 1), &mut scratch);
+                (start, digest(&scratch))
             })
-            .collect();
+            .unzip();
         Records {
             seed,
             size: size.clone(),
             first_id,
             starts,
+            digests,
         }
     }
 
@@ -253,6 +273,17 @@ impl Records {
         rng.set_word_pos(u128::from(self.starts[index]));
         let i = index as u64 + 1;
         draw(&mut rng, &self.size, i, self.first_id + index as i64, r);
+    }
+
+    /// The `unique_id` of record `index` (0-based) into `id`, reusing its buffer: the key to
+    /// search it by, without making the record.
+    pub fn unique_id(&self, index: usize, id: &mut String) {
+        self.size.write_unique_id(index as u64 + 1, id);
+    }
+
+    /// Whether `found` is record `index` (0-based), every field (by its [`digest`]).
+    pub fn is(&self, index: usize, found: &Record) -> bool {
+        digest(found) == self.digests[index]
     }
 
     /// Record `index` (0-based).
@@ -344,6 +375,40 @@ mod tests {
         }
         for (index, expected) in all.iter().enumerate() {
             assert_eq!(&records.get(index), expected);
+        }
+    }
+
+    /// An answer is checked by its digest: the record itself passes, and a change to any one
+    /// field, or the neighbour's record, does not; the key is the record's own.
+    #[test]
+    fn answers_are_checked_field_by_field() {
+        let size = tiny();
+        let records = Records::new(9, &size, 41);
+        let mut id = String::new();
+        for index in [0, 1, 500, 999] {
+            let right = records.get(index);
+            assert!(records.is(index, &right));
+            records.unique_id(index, &mut id);
+            assert_eq!(id, right.unique_id);
+            let mut wrong = vec![records.get(if index == 0 { 1 } else { index - 1 })];
+            let edits: [fn(&mut Record); 8] = [
+                |r| r.id += 1,
+                |r| r.unique_id.push('0'),
+                |r| r.created_by += 1,
+                |r| r.updated_by += 1,
+                |r| r.deleted_by += 1,
+                |r| r.created_at += chrono::Duration::milliseconds(1),
+                |r| r.data.name.replace_range(0..1, "_"),
+                |r| r.data.age += 1,
+            ];
+            for edit in edits {
+                let mut r = right.clone();
+                edit(&mut r);
+                wrong.push(r);
+            }
+            for r in wrong {
+                assert!(!records.is(index, &r), "{r:?} passed for {right:?}");
+            }
         }
     }
 

@@ -134,21 +134,25 @@ pub(super) async fn insert_phase<C: Connect>(
     )
 }
 
-/// Checks one answer; `Some((kind, message))` when it is wrong.
-fn check(expected: &Record, outcome: Result<Option<Record>>) -> Option<(&'static str, String)> {
+/// Checks one answer, to record `index` of `records`; `Some((kind, message))` when it is
+/// wrong. The record is made again only to say what was wrong.
+fn check(
+    records: &Records,
+    index: usize,
+    outcome: Result<Option<Record>>,
+) -> Option<(&'static str, String)> {
     let (kind, detail) = match outcome {
-        Ok(Some(found)) if found == *expected => return None,
+        Ok(Some(found)) if records.is(index, &found) => return None,
         Ok(Some(found)) => (
             "wrong record",
-            format!("expected {expected:?}, got {found:?}"),
+            format!("expected {:?}, got {found:?}", records.get(index)),
         ),
         Ok(None) => ("missing record", "no record found".to_string()),
         Err(e) => ("store error", crate::error::chain(&e)),
     };
-    Some((
-        kind,
-        format!("{kind} for unique_id {}: {detail}", expected.unique_id),
-    ))
+    let mut id = String::new();
+    records.unique_id(index, &mut id);
+    Some((kind, format!("{kind} for unique_id {id}: {detail}")))
 }
 
 /// The blog's search phase: one connection, one search after another.
@@ -166,7 +170,7 @@ pub(super) async fn search_phase_closed<C: Connect>(
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
-    let mut expected = Record::blank();
+    let mut id = String::new();
     let meter = Meter::start();
     let mut recorder = Recorder::new(meter.started());
     for (i, index) in work.share.of(work.order.iter()).enumerate() {
@@ -174,15 +178,15 @@ pub(super) async fn search_phase_closed<C: Connect>(
             stopped = true;
             break;
         }
-        work.records.fill(index as usize, &mut expected);
-        let expected = &expected;
+        let index = index as usize;
+        work.records.unique_id(index, &mut id);
+        let id = &id;
         let t = Instant::now();
-        let id = &expected.unique_id;
         let (outcome, made) =
             with_retries!(retry.connector, store, retry.retries, |s| s.find(id).await);
         recorder.record(t, Instant::now());
         retries += made;
-        if let Some((kind, message)) = check(expected, outcome) {
+        if let Some((kind, message)) = check(&work.records, index, outcome) {
             recorder.failed();
             if errors.count(kind, || message) {
                 stopped = true;
@@ -258,20 +262,20 @@ async fn search_task<C: Connect>(
     let mut errors = Errors::default();
     let mut stopped = false;
     let mut retries = 0;
-    let mut expected = Record::blank();
+    let mut id = String::new();
     for (i, index) in share.of(order.iter()).enumerate().skip(task).step_by(tasks) {
         if interrupt::requested() {
             stopped = true;
             break;
         }
-        records.fill(index as usize, &mut expected);
-        let expected = &expected;
+        let index = index as usize;
+        records.unique_id(index, &mut id);
+        let id = &id;
         let intended = match &pacer {
             Some(p) => Some(p.wait_turn(i as u64).await),
             None => None,
         };
         let start = tokio::time::Instant::now();
-        let id = &expected.unique_id;
         let conn = &mut store;
         let (outcome, made) = with_retries!(connector, conn, retries_allowed, |s| s.find(id).await);
         let end = tokio::time::Instant::now();
@@ -280,7 +284,7 @@ async fn search_task<C: Connect>(
         if let (Some(p), Some(intended)) = (pacer.as_mut(), intended) {
             p.finished(intended, start, end);
         }
-        if let Some((kind, message)) = check(expected, outcome) {
+        if let Some((kind, message)) = check(&records, index, outcome) {
             recorder.failed();
             if errors.count(kind, || message) {
                 stopped = true;
