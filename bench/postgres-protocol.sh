@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What a PostgreSQL client built on postgres-protocol's message codecs would cost (not in CI):
+# What a PostgreSQL client built on postgres-protocol's message codecs costs (not in CI):
 # on one throw-away server, concurrency 1, the classic search's query, alternated RUNS times
-# (5) between dbcompare's search (tokio-postgres), a bare loop of the same query written
+# (5) between dbcompare's search (its own connection, src/store/postgres/wire.rs), a bare loop of the same query written
 # with postgres-protocol on one tokio task (bench/postgres-clients/) and pgbench
 # with the same query (bench/same_query.pgbench). Prints each side's searches/s and client
 # CPU us per search, then the medians and the ratios to pgbench.

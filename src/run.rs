@@ -20,6 +20,7 @@ use crate::report::model::{
 use crate::report::{Format, OutputDir};
 use crate::setup::Setup;
 use crate::store::url::scrub;
+use crate::store::{ConnectSpec, Purpose};
 use crate::suite::clients::Clients;
 use crate::suite::{Observer, classic, driver, pool, watchdog, ycsb};
 
@@ -217,7 +218,14 @@ async fn run_store(
     )
     .await?;
     result.deployment = Some(setup.deployment.clone());
-    let spec = Arc::new(setup.spec.clone());
+    let purpose = match plan.suite {
+        Suite::Classic => Purpose::Records,
+        Suite::Driver | Suite::Pool | Suite::Ycsb => Purpose::DriverSuites,
+    };
+    let spec = Arc::new(ConnectSpec {
+        purpose,
+        ..setup.spec.clone()
+    });
     let connector = move || {
         let spec = Arc::clone(&spec);
         async move { kind.connect(&spec).await }

@@ -135,7 +135,7 @@ async fn nothing_survives_a_failing_run(kind: StoreKind) {
 
 async fn driver_suite(kind: StoreKind, not_applicable: &[&str]) {
     let server = common::start(kind, Durability::Durable);
-    let connect = common::connector(&server, Durability::Durable);
+    let connect = common::connector_for_drivers(&server, Durability::Durable);
     let result = common::driver_tiny(connect, kind.name()).await;
     assert_eq!(result.not_applicable, not_applicable, "{kind}");
     let concurrent = result
@@ -149,7 +149,7 @@ async fn driver_suite(kind: StoreKind, not_applicable: &[&str]) {
 /// YCSB's six workloads at a small size, at one and four connections: zero errors.
 async fn ycsb_at_a_small_size(kind: StoreKind) {
     let server = common::start(kind, Durability::Durable);
-    let connect = common::connector(&server, Durability::Durable);
+    let connect = common::connector_for_drivers(&server, Durability::Durable);
     common::ycsb_small(connect, kind.name(), &[]).await;
 }
 
@@ -286,7 +286,7 @@ async fn mysql_size_grows_with_data() {
 
 async fn pool_suite(kind: StoreKind) -> dbcompare::report::model::StoreResult {
     let server = common::start(kind, Durability::Durable);
-    let connect = || async { Ok(common::connect(&server, Durability::Durable).await) };
+    let connect = || async { Ok(common::connect_for_drivers(&server, Durability::Durable).await) };
     let plan = dbcompare::suite::pool::PoolPlan {
         seed: 5,
         warmup_runs: 0,
@@ -472,7 +472,11 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
     let url = server.url();
     let (before, _) = abandoned_and_connected(kind, &url).await;
     common::classic_micro(common::connector(&server, Durability::Relaxed), kind.name()).await;
-    common::driver_tiny(common::connector(&server, Durability::Relaxed), kind.name()).await;
+    common::driver_tiny(
+        common::connector_for_drivers(&server, Durability::Relaxed),
+        kind.name(),
+    )
+    .await;
     let plan = dbcompare::suite::pool::PoolPlan {
         seed: 5,
         warmup_runs: 0,
@@ -486,7 +490,7 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
     };
     let mut result = StoreResult::new(kind.name());
     dbcompare::suite::pool::run_sized(
-        &common::connector(&server, Durability::Relaxed),
+        &common::connector_for_drivers(&server, Durability::Relaxed),
         &plan,
         sizes,
         &mut result,

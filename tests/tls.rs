@@ -32,6 +32,7 @@ async fn try_connect(
         durability: Durability::Relaxed,
         connect_timeout: Duration::from_secs(10),
         options: StoreOptions::default(),
+        purpose: Default::default(),
     };
     kind.connect(&spec).await.map_err(|e| format!("{e:#}"))
 }

@@ -527,6 +527,7 @@ async fn mongodb_over_tls_verifies_the_certificate() {
         durability: Durability::Durable,
         connect_timeout: std::time::Duration::from_secs(5),
         options: Default::default(),
+        purpose: Default::default(),
     };
     let e = match StoreKind::Mongodb.connect(&spec).await {
         Ok(_) => panic!("a certificate another CA signed was accepted"),

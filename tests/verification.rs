@@ -17,6 +17,7 @@ fn sqlite_spec() -> ConnectSpec {
         durability: Durability::Durable,
         connect_timeout: std::time::Duration::from_secs(10),
         options: Default::default(),
+        purpose: Default::default(),
     }
 }
 

@@ -26,6 +26,7 @@ fn sqlite_at(path: &Path) -> impl Connect<Store = dbcompare::store::registry::An
                 sqlite_path: Some(path.clone()),
                 ..Default::default()
             },
+            purpose: Default::default(),
         };
         async move { StoreKind::Sqlite.connect(&spec).await }
     }

@@ -24,6 +24,7 @@ use crate::workload::record::Record;
 use crate::workload::ycsb::OpKind;
 
 pub mod registry;
+pub mod socket;
 pub mod sql;
 pub mod tls;
 pub mod url;
@@ -439,6 +440,20 @@ pub struct ConnectSpec {
     pub connect_timeout: Duration,
     /// Each store's own options (`--sqlite-path`, `--couchbase-query`, ...).
     pub options: StoreOptions,
+    /// What the connections are for.
+    pub purpose: Purpose,
+}
+
+/// What a store's connections are for, where a store serves the two on different clients
+/// (PostgreSQL: dbcompare's own connection for the records, tokio-postgres for what
+/// measures the driver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Purpose {
+    /// The classic suite's records, and `dbcompare check`.
+    #[default]
+    Records,
+    /// The driver, pool and YCSB suites.
+    DriverSuites,
 }
 
 impl ConnectSpec {

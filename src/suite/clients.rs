@@ -209,6 +209,7 @@ mod tests {
                     sqlite_path: Some(path.clone()),
                     ..Default::default()
                 },
+                purpose: Default::default(),
             };
             async move { SqliteStore::open(&spec) }
         }

@@ -10,7 +10,7 @@ use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::server::{self, LocalServer};
 use dbcompare::store::registry::AnyStore;
 use dbcompare::store::url::StoreUrl;
-use dbcompare::store::{ConnectSpec, DriverStore, Store};
+use dbcompare::store::{ConnectSpec, DriverStore, Purpose, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 use dbcompare::suite::clients::{Clients, Connect};
@@ -140,6 +140,26 @@ pub async fn connect_with(
     data_dir: Option<&std::path::Path>,
     mongodb_transactions: Transactions,
 ) -> AnyStore {
+    connect_as(
+        kind,
+        url,
+        durability,
+        data_dir,
+        mongodb_transactions,
+        Purpose::Records,
+    )
+    .await
+}
+
+/// Connects to `url` for `purpose`.
+async fn connect_as(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+    mongodb_transactions: Transactions,
+    purpose: Purpose,
+) -> AnyStore {
     let url = StoreUrl::parse(kind, url).unwrap_or_else(|e| panic!("{e}"));
     let spec = ConnectSpec {
         url: Some(url.clone()),
@@ -150,6 +170,7 @@ pub async fn connect_with(
             mongodb_transactions,
             ..Default::default()
         },
+        purpose,
     };
     kind.connect(&spec)
         .await
@@ -216,6 +237,43 @@ pub fn connector_url(
     move || {
         let (url, data_dir) = (url.clone(), data_dir.clone());
         async move { Ok(connect_url(kind, &url, durability, data_dir.as_deref()).await) }
+    }
+}
+
+/// Connects to a local server the way the runner does for the driver, pool and YCSB
+/// suites.
+pub async fn connect_for_drivers(server: &LocalServer, durability: Durability) -> AnyStore {
+    let data_dir = server.data_dir();
+    connect_as(
+        server.kind(),
+        &server.url(),
+        durability,
+        Some(&data_dir),
+        Transactions::Auto,
+        Purpose::DriverSuites,
+    )
+    .await
+}
+
+/// [`connector`] for the driver, pool and YCSB suites.
+pub fn connector_for_drivers(
+    server: &LocalServer,
+    durability: Durability,
+) -> impl Connect<Store = AnyStore> + Send + 'static + use<> {
+    let (kind, url, data_dir) = (server.kind(), server.url(), server.data_dir());
+    move || {
+        let (url, data_dir) = (url.clone(), data_dir.clone());
+        async move {
+            Ok(connect_as(
+                kind,
+                &url,
+                durability,
+                Some(&data_dir),
+                Transactions::Auto,
+                Purpose::DriverSuites,
+            )
+            .await)
+        }
     }
 }
 

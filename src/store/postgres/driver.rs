@@ -44,7 +44,7 @@ impl DriverStore for PostgresStore {
     async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
         use DriverOp::*;
         if self.driver.is_none() {
-            let c = &self.client;
+            let c = super::client(&self.conn)?;
             self.driver = Some(DriverStatements {
                 exec: c.prepare("SELECT 1").await?,
                 one: c.prepare("SELECT 1").await?,
@@ -56,7 +56,10 @@ impl DriverStore for PostgresStore {
                 large_bytes: c.prepare(LARGE_BYTES).await?,
             });
         }
-        let (c, st) = (&self.client, self.driver.as_ref().expect("prepared above"));
+        let (c, st) = (
+            super::client(&self.conn)?,
+            self.driver.as_ref().expect("prepared above"),
+        );
         let one = |n: i32| {
             if n == 1 {
                 Ok(())

@@ -1,26 +1,28 @@
-//! PostgreSQL (tokio-postgres): the original benchmark's table with a JSONB `data` column,
-//! a unique index on unique_id and expression indexes on `data->>'name'` and
-//! `(data->>'age')::bigint`; prepared statements; each insert in BEGIN/COMMIT.
+//! PostgreSQL: the original benchmark's table with a JSONB `data` column, a unique index on
+//! unique_id and expression indexes on `data->>'name'` and `(data->>'age')::bigint`;
+//! prepared statements; each insert in BEGIN/COMMIT. The records go over dbcompare's own
+//! connection ([`wire`]); the driver, pool and YCSB suites measure tokio-postgres.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
-use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Utc};
-use tokio::sync::watch;
 use tokio_postgres::tls::{MakeTlsConnect, TlsConnect};
-use tokio_postgres::types::Json;
-use tokio_postgres::{Client, Config, NoTls, Socket, Statement};
+use tokio_postgres::types::{FromSql, Json, ToSql, Type};
+use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Socket};
 
 use crate::catalog::{Durability, StoreInfo, StoreKind};
-use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
+use crate::store::{Adapter, ConnectSpec, DiskUsage, Purpose, Store, Supported, dir_bytes};
 use crate::workload::record::{Data, Record};
 
 mod driver;
 mod pool;
 pub mod tls;
+mod wire;
 mod ycsb;
+
+use wire::{TextRow, Wire};
 
 const SCHEMA: &str = "
     DROP TABLE IF EXISTS dbcompare_records;
@@ -45,98 +47,122 @@ const INSERT: &str = "INSERT INTO dbcompare_records \
 const FIND: &str = "SELECT id, unique_id, created_by, updated_by, deleted_by, created_at, data \
     FROM dbcompare_records WHERE unique_id = $1";
 
-/// Statements prepared after the schema exists.
-struct Prepared {
-    insert: Statement,
-    find: Statement,
+/// The record's columns, in the order INSERT takes them and FIND returns them.
+const COLUMNS: [Type; 7] = [
+    Type::INT8,
+    Type::TEXT,
+    Type::INT8,
+    Type::INT8,
+    Type::INT8,
+    Type::TIMESTAMPTZ,
+    Type::JSONB,
+];
+
+/// The prepared statements' names on dbcompare's own connection.
+const INSERT_NAME: &str = "dbcompare_insert";
+const FIND_NAME: &str = "dbcompare_find";
+
+/// A connection: dbcompare's own for the records, or tokio-postgres's with the task that
+/// drives it, for the suites that measure the driver.
+enum Conn {
+    Own(Wire),
+    Driver(Client, tokio::task::JoinHandle<()>),
 }
 
 pub struct PostgresStore {
-    client: Client,
-    prepared: Option<Prepared>,
+    conn: Conn,
+    /// Whether the record statements are prepared on [`Conn::Own`].
+    prepared: bool,
     driver: Option<driver::DriverStatements>,
     /// The YCSB table's statements, once it is in use.
-    ycsb: Option<crate::store::sql::Prepared<Statement>>,
+    ycsb: Option<crate::store::sql::Prepared<tokio_postgres::Statement>>,
     /// A local server's data directory, measured beside pg_database_size.
     data_dir: Option<std::path::PathBuf>,
-    /// The driver's connection task, on the event loop the connection was opened on.
-    connection: tokio::task::JoinHandle<()>,
-    /// Why the connection ended, when the server ended it (`FATAL: terminating connection
-    /// due to administrator command`): the driver gives the request only "connection
-    /// closed", and its connection task the server's message.
-    ended: watch::Receiver<Option<String>>,
     /// The TLS the URL asked for.
     tls: Option<crate::store::tls::Tls>,
     /// The hosts the URL names (tried in order; the report says which one answered).
     hosts: Vec<String>,
 }
 
-/// A connection task: the driver's connection, driven on this event loop.
-type Task = (tokio::task::JoinHandle<()>, watch::Receiver<Option<String>>);
+/// The tokio-postgres client of a connection opened for the driver suites.
+fn client(conn: &Conn) -> Result<&Client> {
+    match conn {
+        Conn::Driver(client, _) => Ok(client),
+        Conn::Own(_) => bail!(
+            "this PostgreSQL connection was opened for the records (the classic suite), \
+             not for the driver, pool or YCSB suite"
+        ),
+    }
+}
 
-/// Connects with `tls`, and spawns the connection's task, which keeps why it ended.
-async fn open<T>(config: &Config, tls: T) -> Result<(Client, Task)>
+/// Connects tokio-postgres with `tls`, and spawns the connection's task.
+async fn open<T>(config: &Config, tls: T) -> Result<Conn>
 where
     T: MakeTlsConnect<Socket>,
     T::Stream: Send + 'static,
     <T::TlsConnect as TlsConnect<Socket>>::Future: Send,
 {
     let (client, connection) = config.connect(tls).await?;
-    let (why, ended) = watch::channel(None);
     let task = tokio::spawn(async move {
-        if let Err(e) = connection.await {
-            // The next request fails with "connection closed"; this says why.
-            let _ = why.send(Some(format!("{:#}", anyhow::Error::new(e))));
-        }
+        // The next request fails with the connection's error.
+        let _ = connection.await;
     });
-    Ok((client, (task, ended)))
+    Ok(Conn::Driver(client, task))
 }
 
-/// A driver error, with the server's reason when the server ended the connection (waiting
-/// a moment for the connection task to hear it).
-async fn lost(ended: &watch::Receiver<Option<String>>, e: tokio_postgres::Error) -> anyhow::Error {
-    if !e.is_closed() {
-        return e.into();
-    }
-    let mut ended = ended.clone();
-    let why = tokio::time::timeout(Duration::from_millis(500), ended.wait_for(Option::is_some));
-    match why.await {
-        Ok(Ok(why)) => {
-            let why = why.clone().unwrap_or_default();
-            anyhow::Error::new(e).context(format!("the server ended the connection: {why}"))
-        }
-        _ => e.into(),
-    }
+/// A column of a binary row, of the type `ty` it was checked to have; an error for NULL.
+fn column<'a, T: FromSql<'a>>(raw: Option<&'a [u8]>, ty: &Type, name: &str) -> Result<T> {
+    let raw = raw.with_context(|| format!("{name} is NULL"))?;
+    T::from_sql(ty, raw).map_err(|e| anyhow::anyhow!(e).context(format!("decoding {name}")))
 }
 
 impl PostgresStore {
-    async fn show(&self, setting: &str) -> Result<String> {
-        let row = self
-            .client
-            .query_one(&format!("SHOW {setting}"), &[])
-            .await?;
-        Ok(row.get(0))
+    /// Runs `sql` over the simple query protocol; every row, as text.
+    async fn simple(&mut self, sql: &str) -> Result<Vec<TextRow>> {
+        match &mut self.conn {
+            Conn::Own(wire) => wire.simple(sql).await,
+            Conn::Driver(client, _) => Ok(client
+                .simple_query(sql)
+                .await?
+                .iter()
+                .filter_map(|m| match m {
+                    SimpleQueryMessage::Row(row) => Some(
+                        (0..row.len())
+                            .map(|i| row.get(i).map(str::to_string))
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .collect()),
+        }
+    }
+
+    /// The first column of the first row `sql` returns, not NULL.
+    async fn value(&mut self, sql: &str) -> Result<String> {
+        self.simple(sql)
+            .await?
+            .into_iter()
+            .next()
+            .and_then(|row| row.into_iter().next().flatten())
+            .with_context(|| format!("{sql} returned no value"))
+    }
+
+    async fn show(&mut self, setting: &str) -> Result<String> {
+        self.value(&format!("SHOW {setting}")).await
     }
 
     /// The TLS this connection uses, as the server reports it (pg_stat_ssl), with what the
     /// client verified.
-    async fn tls_in_use(&self) -> String {
-        let row = self
-            .client
-            .query_opt(
-                "SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
-                &[],
-            )
+    async fn tls_in_use(&mut self) -> String {
+        let rows = self
+            .simple("SELECT ssl, version, cipher FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
             .await;
         let verified = self.tls.as_ref().map(|t| t.verify.name());
+        let row = rows.map(|rows| rows.into_iter().next());
         match (row, verified) {
-            (Ok(Some(r)), Some(verified)) if r.get::<_, bool>(0) => {
-                let (version, cipher): (Option<String>, Option<String>) = (r.get(1), r.get(2));
-                format!(
-                    "{} {}, {verified}",
-                    version.unwrap_or_default(),
-                    cipher.unwrap_or_default()
-                )
+            (Ok(Some(r)), Some(verified)) if r.first() == Some(&Some("t".to_string())) => {
+                let text = |i: usize| r.get(i).cloned().flatten().unwrap_or_default();
+                format!("{} {}, {verified}", text(1), text(2))
             }
             (Ok(Some(_)), _) => "off".to_string(),
             // A server without pg_stat_ssl (another PostgreSQL-protocol server).
@@ -145,13 +171,25 @@ impl PostgresStore {
         }
     }
 
-    /// Prepares the record statements (after a reset; on first use on other connections).
-    async fn prepare(&mut self) -> Result<()> {
-        self.prepared = Some(Prepared {
-            insert: self.client.prepare(INSERT).await?,
-            find: self.client.prepare(FIND).await?,
-        });
-        Ok(())
+    /// Prepares the record statements on dbcompare's own connection (after a reset; on
+    /// first use on other connections), checking the columns FIND returns.
+    async fn prepare(&mut self) -> Result<&mut Wire> {
+        let Conn::Own(wire) = &mut self.conn else {
+            bail!(
+                "this PostgreSQL connection was opened for the driver, pool or YCSB suite; \
+                 the records go over dbcompare's own"
+            );
+        };
+        if !self.prepared {
+            wire.prepare(INSERT_NAME, INSERT, &COLUMNS).await?;
+            let columns = wire.prepare(FIND_NAME, FIND, &[Type::TEXT]).await?;
+            let want: Vec<u32> = COLUMNS.iter().map(Type::oid).collect();
+            if columns != want {
+                bail!("the search returns columns of types {columns:?}, not {want:?}");
+            }
+            self.prepared = true;
+        }
+        Ok(wire)
     }
 }
 
@@ -181,35 +219,51 @@ impl Adapter for PostgresStore {
         let split = tls::split(url.expose())?;
         let mut config = Config::from_str(&split.url)?;
         config.connect_timeout(spec.connect_timeout);
-        let (client, (connection, ended)) = match &split.tls {
-            None => open(&config, NoTls).await?,
-            Some(tls) => {
-                config.ssl_mode(if split.optional {
-                    tokio_postgres::config::SslMode::Prefer
-                } else {
-                    tokio_postgres::config::SslMode::Require
-                });
-                let connector = tokio_postgres_rustls::MakeRustlsConnect::new(tls.client_config()?);
-                open(&config, connector).await?
-            }
-        };
         // Set per session, so it holds for a --url server too; SHOW reads it back.
         let commit = match spec.durability {
             Durability::Durable => "on",
             Durability::Relaxed => "off",
         };
-        client
-            .batch_execute(&format!("SET synchronous_commit = {commit}"))
-            .await
-            .context("setting synchronous_commit")?;
+        let set = format!("SET synchronous_commit = {commit}");
+        let conn = match (spec.purpose, &split.tls) {
+            (Purpose::Records, tls) => {
+                let ask = tls.as_ref().map(|tls| wire::TlsAsk {
+                    tls,
+                    optional: split.optional,
+                });
+                let mut wire = Wire::connect(&config, ask, spec.connect_timeout).await?;
+                wire.simple(&set)
+                    .await
+                    .context("setting synchronous_commit")?;
+                Conn::Own(wire)
+            }
+            (Purpose::DriverSuites, tls) => {
+                let conn = match tls {
+                    None => open(&config, NoTls).await?,
+                    Some(tls) => {
+                        config.ssl_mode(if split.optional {
+                            tokio_postgres::config::SslMode::Prefer
+                        } else {
+                            tokio_postgres::config::SslMode::Require
+                        });
+                        let connector =
+                            tokio_postgres_rustls::MakeRustlsConnect::new(tls.client_config()?);
+                        open(&config, connector).await?
+                    }
+                };
+                client(&conn)?
+                    .batch_execute(&set)
+                    .await
+                    .context("setting synchronous_commit")?;
+                conn
+            }
+        };
         Ok(PostgresStore {
-            client,
-            prepared: None,
+            conn,
+            prepared: false,
             driver: None,
             ycsb: None,
             data_dir: spec.data_dir.clone(),
-            connection,
-            ended,
             tls: split.tls,
             hosts: url.hosts().to_vec(),
         })
@@ -222,7 +276,7 @@ impl Store for PostgresStore {
     type Ycsb = Supported;
 
     async fn describe(&mut self) -> Result<StoreInfo> {
-        let full: String = self.client.query_one("SELECT version()", &[]).await?.get(0);
+        let full = self.value("SELECT version()").await?;
         let version = server_name(&self.show("server_version").await?, &full);
         let mut settings = BTreeMap::new();
         for name in [
@@ -235,47 +289,41 @@ impl Store for PostgresStore {
             settings.insert(name.to_string(), self.show(name).await?);
         }
         // NULL over a Unix socket.
-        let tcp: bool = self
-            .client
-            .query_one("SELECT inet_client_addr() IS NOT NULL", &[])
-            .await?
-            .get(0);
-        let transport = if tcp { "TCP" } else { "Unix socket" };
+        let tcp = self.value("SELECT inet_client_addr() IS NOT NULL").await?;
+        let transport = if tcp == "t" { "TCP" } else { "Unix socket" };
         settings.insert("transport".to_string(), transport.to_string());
-        settings.insert("tls".to_string(), self.tls_in_use().await);
+        let tls = self.tls_in_use().await;
+        settings.insert("tls".to_string(), tls);
         if self.hosts.len() > 1 {
             let row = self
-                .client
-                .query_one("SELECT host(inet_server_addr()), inet_server_port()", &[])
-                .await?;
-            let (addr, port): (Option<String>, Option<i32>) = (row.get(0), row.get(1));
+                .simple("SELECT host(inet_server_addr()), inet_server_port()")
+                .await?
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            let text = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
             settings.insert(
                 "hosts".to_string(),
                 format!(
                     "{} (answered: {}:{})",
                     self.hosts.join(", "),
-                    addr.unwrap_or_default(),
-                    port.unwrap_or_default()
+                    text(0),
+                    text(1)
                 ),
             );
         }
         let durable = settings["fsync"] == "on" && settings["synchronous_commit"] != "off";
         let plan = self
-            .client
-            .query(&format!("EXPLAIN {}", FIND.replace("$1", "'x'")), &[])
-            .await?;
-        let search_path = plan
-            .first()
-            .map(|r| {
-                let line: String = r.get(0);
-                // Keep the plan node, not the planner's cost guesses.
-                line.split("  (cost=")
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string()
-            })
+            .value(&format!("EXPLAIN {}", FIND.replace("$1", "'x'")))
+            .await
             .unwrap_or_default();
+        // Keep the plan node, not the planner's cost guesses.
+        let search_path = plan
+            .split("  (cost=")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         Ok(StoreInfo {
             version,
             durability: if durable { "durable" } else { "relaxed" }.to_string(),
@@ -287,78 +335,85 @@ impl Store for PostgresStore {
     }
 
     async fn reset(&mut self) -> Result<()> {
-        self.prepared = None;
-        self.client.batch_execute(SCHEMA).await.context(
+        self.prepared = false;
+        self.simple(SCHEMA).await.context(
             "creating the benchmark table and its indexes (the user needs CREATE on the \
                  database's public schema: GRANT CREATE ON SCHEMA public TO <user>, or to own \
                  the database)",
         )?;
-        self.prepare().await
+        if let Conn::Own(_) = self.conn {
+            self.prepare().await?;
+        }
+        Ok(())
     }
 
     async fn insert(&mut self, r: &Record) -> Result<()> {
-        if self.prepared.is_none() {
-            self.prepare().await?;
-        }
-        let prepared = self.prepared.as_ref().expect("prepared above");
-        let client = &mut self.client;
-        let written = async {
-            let tx = client.transaction().await?;
-            tx.execute(
-                &prepared.insert,
-                &[
-                    &r.id,
-                    &r.unique_id,
-                    &r.created_by,
-                    &r.updated_by,
-                    &r.deleted_by,
-                    &r.created_at,
-                    &Json(&r.data),
-                ],
-            )
-            .await?;
-            tx.commit().await
-        };
-        match written.await {
-            Ok(()) => Ok(()),
-            Err(e) => Err(lost(&self.ended, e).await),
+        let wire = self.prepare().await?;
+        let params: [&(dyn ToSql + Sync); 7] = [
+            &r.id,
+            &r.unique_id,
+            &r.created_by,
+            &r.updated_by,
+            &r.deleted_by,
+            &r.created_at,
+            &Json(&r.data),
+        ];
+        wire.simple("BEGIN").await?;
+        match wire
+            .execute(INSERT_NAME, &params, &COLUMNS, |_| Ok(()))
+            .await
+        {
+            Ok(_) => {
+                wire.simple("COMMIT").await?;
+                Ok(())
+            }
+            Err(e) => {
+                // The transaction has failed; end it so that the connection can go on (a
+                // connection the server ended has nothing to end).
+                let _ = wire.simple("ROLLBACK").await;
+                Err(e)
+            }
         }
     }
 
     async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
-        if self.prepared.is_none() {
-            self.prepare().await?;
+        let wire = self.prepare().await?;
+        let mut found = None;
+        let rows = wire
+            .execute(FIND_NAME, &[&unique_id], &[Type::TEXT], |row| {
+                let [id, key, created, updated, deleted, at, data] = wire::columns::<7>(row)?;
+                let Json(data): Json<Data> = column(data, &Type::JSONB, "data")?;
+                found = Some(Record {
+                    id: column(id, &Type::INT8, "id")?,
+                    unique_id: column(key, &Type::TEXT, "unique_id")?,
+                    created_by: column(created, &Type::INT8, "created_by")?,
+                    updated_by: column(updated, &Type::INT8, "updated_by")?,
+                    deleted_by: column(deleted, &Type::INT8, "deleted_by")?,
+                    created_at: column::<DateTime<Utc>>(at, &Type::TIMESTAMPTZ, "created_at")?,
+                    data,
+                });
+                Ok(())
+            })
+            .await?;
+        if rows > 1 {
+            bail!("{rows} records have unique_id {unique_id}");
         }
-        let find = &self.prepared.as_ref().expect("prepared above").find;
-        let row = match self.client.query_opt(find, &[&unique_id]).await {
-            Ok(row) => row,
-            Err(e) => return Err(lost(&self.ended, e).await),
-        };
-        let Some(row) = row else {
-            return Ok(None);
-        };
-        let Json(data): Json<Data> = row.try_get(6)?;
-        Ok(Some(Record {
-            id: row.try_get(0)?,
-            unique_id: row.try_get(1)?,
-            created_by: row.try_get(2)?,
-            updated_by: row.try_get(3)?,
-            deleted_by: row.try_get(4)?,
-            created_at: row.try_get::<_, DateTime<Utc>>(5)?,
-            data,
-        }))
+        Ok(found)
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {
-        self.client.batch_execute("CHECKPOINT").await.context(
+        self.simple("CHECKPOINT").await.context(
             "CHECKPOINT, which the size is measured after (the user needs to be a \
                  superuser or have the pg_checkpoint role: GRANT pg_checkpoint TO <user>)",
         )?;
-        let row = self
-            .client
-            .query_one("SELECT pg_database_size(current_database())", &[])
+        let bytes = self
+            .value("SELECT pg_database_size(current_database())")
             .await?;
-        let mut usage = DiskUsage::bytes(row.get::<_, i64>(0) as u64);
+        let mut usage = DiskUsage::bytes(
+            bytes
+                .parse()
+                .with_context(|| format!("pg_database_size gave {bytes}"))?,
+        );
         if let Some(dir) = &self.data_dir {
             usage
                 .extra
@@ -367,18 +422,20 @@ impl Store for PostgresStore {
         Ok(usage)
     }
 
-    /// Drops the client, whose connection task then sends Terminate and ends; waits for it.
+    /// Ends the connection with Terminate; for tokio-postgres, drops the client, whose
+    /// connection task then sends it and ends, and waits for the task.
     async fn close(self) -> Result<()> {
         let PostgresStore {
-            client,
-            prepared,
-            driver,
-            ycsb,
-            connection,
-            ..
+            conn, driver, ycsb, ..
         } = self;
-        drop((prepared, driver, ycsb, client));
-        connection.await.context("the connection task")
+        drop((driver, ycsb));
+        match conn {
+            Conn::Own(wire) => wire.close().await,
+            Conn::Driver(client, task) => {
+                drop(client);
+                task.await.context("the connection task")
+            }
+        }
     }
 }
 

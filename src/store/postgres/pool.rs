@@ -102,38 +102,39 @@ impl PoolStore for PostgresStore {
     }
 
     async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
-        self.client.batch_execute(POOL_SCHEMA).await?;
-        copy_rows(&self.client, "benchmark_data", rows).await?;
-        self.client.batch_execute("ANALYZE benchmark_data").await?;
+        let client = super::client(&self.conn)?;
+        client.batch_execute(POOL_SCHEMA).await?;
+        copy_rows(client, "benchmark_data", rows).await?;
+        client.batch_execute("ANALYZE benchmark_data").await?;
         Ok(())
     }
 
     async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id <= $1 ORDER BY id");
-        let rows = self.client.query(&sql, &[&(max_id as i32)]).await?;
+        let rows = super::client(&self.conn)?
+            .query(&sql, &[&(max_id as i32)])
+            .await?;
         rows.iter().map(bench_row).collect()
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id = $1");
-        let row = self.client.query_opt(&sql, &[&id]).await?;
+        let row = super::client(&self.conn)?.query_opt(&sql, &[&id]).await?;
         row.as_ref().map(bench_row).transpose()
     }
 
     async fn pool_batch_reset(&mut self) -> Result<()> {
-        Ok(self
-            .client
+        Ok(super::client(&self.conn)?
             .batch_execute("TRUNCATE benchmark_batch")
             .await?)
     }
 
     async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
-        copy_rows(&self.client, "benchmark_batch", rows).await
+        copy_rows(super::client(&self.conn)?, "benchmark_batch", rows).await
     }
 
     async fn pool_batch_count(&mut self) -> Result<u64> {
-        let n: i64 = self
-            .client
+        let n: i64 = super::client(&self.conn)?
             .query_one("SELECT count(*) FROM benchmark_batch", &[])
             .await?
             .try_get(0)?;

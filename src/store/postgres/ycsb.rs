@@ -15,7 +15,7 @@ impl PostgresStore {
         let text = YcsbStatements::new(table, Placeholders::Dollar);
         let mut prepared = Vec::new();
         for sql in text.to_prepare() {
-            prepared.push(self.client.prepare(sql).await?);
+            prepared.push(super::client(&self.conn)?.prepare(sql).await?);
         }
         self.ycsb = Some(Prepared::new(text, prepared));
         Ok(())
@@ -53,7 +53,7 @@ impl YcsbStore for PostgresStore {
 
     async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
         let text = YcsbStatements::new(table, Placeholders::Dollar);
-        self.client
+        super::client(&self.conn)?
             .batch_execute(&format!(
                 "DROP TABLE IF EXISTS {t}; CREATE TABLE {t} ({})",
                 text.columns("VARCHAR(255) COLLATE \"C\"", "TEXT"),
@@ -73,13 +73,17 @@ impl YcsbStore for PostgresStore {
         let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(values.len() + 1);
         params.push(&key);
         params.extend(values.iter().map(|v| v as &(dyn ToSql + Sync)));
-        self.client.execute(&p.insert, &params).await?;
+        super::client(&self.conn)?
+            .execute(&p.insert, &params)
+            .await?;
         Ok(())
     }
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
         let p = self.prepared()?;
-        let row = self.client.query_opt(p.read(field), &[&key]).await?;
+        let row = super::client(&self.conn)?
+            .query_opt(p.read(field), &[&key])
+            .await?;
         row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
             .transpose()
     }
@@ -93,7 +97,9 @@ impl YcsbStore for PostgresStore {
         let statement = match p.update(&fields) {
             Some(prepared) => prepared,
             None => {
-                let prepared = self.client.prepare(&p.text.update(&fields)).await?;
+                let prepared = super::client(&self.conn)?
+                    .prepare(&p.text.update(&fields))
+                    .await?;
                 p.add_update(fields, prepared)
             }
         };
@@ -102,7 +108,9 @@ impl YcsbStore for PostgresStore {
             .map(|(_, v)| v as &(dyn ToSql + Sync))
             .collect();
         params.push(&key);
-        let updated = self.client.execute(statement, &params).await?;
+        let updated = super::client(&self.conn)?
+            .execute(statement, &params)
+            .await?;
         anyhow::ensure!(updated == 1, "no record {key} to update");
         Ok(())
     }
@@ -114,8 +122,7 @@ impl YcsbStore for PostgresStore {
         field: Option<u16>,
     ) -> Result<Vec<(String, YcsbFields)>> {
         let p = self.prepared()?;
-        let rows = self
-            .client
+        let rows = super::client(&self.conn)?
             .query(p.scan(field), &[&start, &i64::from(count)])
             .await?;
         rows.iter()

@@ -12,9 +12,6 @@
 //! the socket for the next command to read as its own, so the connection then refuses
 //! every command: a wrong answer is never read as a right one.
 
-use std::path::Path;
-use std::pin::Pin;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -26,20 +23,17 @@ use redis::{
     Value,
 };
 use redis_protocol::resp2::types::OwnedFrame;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::codec::Decoder;
 
+use crate::store::socket::{self, BoxedStream};
 use crate::store::tls::Tls;
-
-/// What a connection reads and writes: TCP, TLS over TCP, or a Unix socket.
-trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
-impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
 
 /// Bytes read from the socket at a time, at least (the buffer grows for larger replies).
 const READ_AHEAD: usize = 16 * 1024;
 
 pub(super) struct Direct {
-    stream: Pin<Box<dyn Stream>>,
+    stream: BoxedStream,
     /// The packed command or pipeline being sent (kept: no allocation per command).
     out: Vec<u8>,
     /// Bytes read and not yet parsed.
@@ -235,46 +229,20 @@ fn closed(why: &str) -> RedisError {
     ))
 }
 
-/// The socket to `addr`, TCP with Nagle's algorithm off (as the other stores' drivers and
-/// redis-benchmark set it), TLS over it for a `rediss://` address.
-async fn open(addr: &ConnectionAddr, tls: Option<&Tls>) -> Result<Pin<Box<dyn Stream>>> {
+/// The socket to `addr`, TLS over TCP for a `rediss://` address.
+async fn open(addr: &ConnectionAddr, tls: Option<&Tls>) -> Result<BoxedStream> {
     match addr {
-        ConnectionAddr::Tcp(host, port) => Ok(Box::pin(tcp(host, *port).await?)),
+        ConnectionAddr::Tcp(host, port) => Ok(Box::pin(socket::tcp(host, *port).await?)),
         ConnectionAddr::TcpTls { host, port, .. } => {
             let tls = tls.context("a rediss:// address without its TLS settings")?;
-            let config = Arc::new(tls.client_config()?);
-            let name = rustls::pki_types::ServerName::try_from(host.clone())
-                .with_context(|| format!("{host} as a TLS server name"))?;
-            let socket = tcp(host, *port).await?;
-            let stream = tokio_rustls::TlsConnector::from(config)
-                .connect(name, socket)
+            let tcp = socket::tcp(host, *port).await?;
+            socket::tls_over(tcp, host, tls)
                 .await
-                .with_context(|| format!("the TLS handshake with {host}:{port}"))?;
-            Ok(Box::pin(stream))
+                .with_context(|| format!("{host}:{port}"))
         }
-        ConnectionAddr::Unix(path) => Ok(Box::pin(unix(path).await?)),
+        ConnectionAddr::Unix(path) => Ok(Box::pin(socket::unix(path).await?)),
         other => bail!("{other} is not an address this store connects to"),
     }
-}
-
-async fn tcp(host: &str, port: u16) -> Result<tokio::net::TcpStream> {
-    let socket = tokio::net::TcpStream::connect((host, port))
-        .await
-        .with_context(|| format!("connecting to {host}:{port}"))?;
-    socket.set_nodelay(true)?;
-    Ok(socket)
-}
-
-#[cfg(unix)]
-async fn unix(path: &Path) -> Result<tokio::net::UnixStream> {
-    tokio::net::UnixStream::connect(path)
-        .await
-        .with_context(|| format!("connecting to {}", path.display()))
-}
-
-#[cfg(not(unix))]
-async fn unix(path: &Path) -> Result<tokio::net::TcpStream> {
-    bail!("no Unix sockets on this system: {}", path.display())
 }
 
 impl Direct {

@@ -234,6 +234,7 @@ mod tests {
                 sqlite_path: Some(path.to_path_buf()),
                 ..Default::default()
             },
+            purpose: Default::default(),
         })
         .unwrap()
     }

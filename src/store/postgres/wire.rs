@@ -1,0 +1,743 @@
+//! dbcompare's own PostgreSQL connection, for the classic suite: the frontend/backend
+//! protocol's messages written and read by postgres-protocol's codecs, in the task that
+//! sends the query, with no second task between them. tokio-postgres hands every request
+//! over a channel to a connection task of its own and the answer back over another, and
+//! builds a row object per row; beside pgbench running the same query, that cost dbcompare
+//! about a fifth more client CPU per search than a loop of these codecs
+//! (`bench/postgres-protocol.sh`). The driver, pool and YCSB suites keep tokio-postgres.
+//!
+//! What it speaks: startup with cleartext, MD5 or SCRAM-SHA-256 authentication; TLS after
+//! an SSLRequest (`sslmode` in the URL); the hosts of the URL tried in order; the simple
+//! query protocol (text rows), and the extended one for prepared statements with every
+//! parameter and result in binary. Errors keep the server's severity, message, detail and
+//! hint; a FATAL one (`terminating connection due to administrator command`) is the
+//! connection's end and says so.
+//!
+//! One request at a time: a request whose future is dropped before its answer is read
+//! (Ctrl-C, a timeout) would leave that answer on the socket for the next request to read
+//! as its own, so the connection then refuses every request.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use bytes::BytesMut;
+use fallible_iterator::FallibleIterator;
+use postgres_protocol::authentication::sasl::{self, ChannelBinding, ScramSha256};
+use postgres_protocol::message::backend::{DataRowBody, ErrorResponseBody, Message};
+use postgres_protocol::message::frontend;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_postgres::config::{Config, Host, TargetSessionAttrs};
+use tokio_postgres::types::{IsNull, ToSql, Type};
+
+use crate::store::socket::{self, BoxedStream};
+use crate::store::tls::Tls;
+
+/// Bytes read from the socket at a time, at least (the buffer grows for larger answers).
+const READ_AHEAD: usize = 16 * 1024;
+
+/// Binary, for every parameter and result column.
+const BINARY: i16 = 1;
+
+/// A text row of the simple query protocol: a column's text, `None` for NULL.
+pub type TextRow = Vec<Option<String>>;
+
+pub struct Wire {
+    stream: BoxedStream,
+    /// The messages being sent (kept: no allocation per request).
+    out: BytesMut,
+    /// Bytes read and not yet parsed.
+    input: BytesMut,
+    /// Set while a request is on the wire; still set when the next one starts means the
+    /// last one's answer was never read.
+    busy: bool,
+    /// Why the connection can no longer be used, once it cannot.
+    broken: Option<String>,
+}
+
+/// What the TLS part of the URL asks for.
+pub struct TlsAsk<'a> {
+    pub tls: &'a Tls,
+    /// `sslmode=prefer`: plain when the server does not offer TLS.
+    pub optional: bool,
+}
+
+impl Wire {
+    /// Connects to the first host of `config` that answers, each given `timeout` for its
+    /// socket, TLS and authentication.
+    pub async fn connect(
+        config: &Config,
+        tls: Option<TlsAsk<'_>>,
+        timeout: Duration,
+    ) -> Result<Wire> {
+        if !config.get_hostaddrs().is_empty() {
+            bail!("hostaddr is not supported by dbcompare's PostgreSQL connection: use host");
+        }
+        if config.get_target_session_attrs() != TargetSessionAttrs::Any {
+            bail!("target_session_attrs is not supported by dbcompare's PostgreSQL connection");
+        }
+        let (hosts, ports) = (config.get_hosts(), config.get_ports());
+        if hosts.is_empty() {
+            bail!("the URL names no host");
+        }
+        if ports.len() > 1 && ports.len() != hosts.len() {
+            bail!(
+                "the URL gives {} ports for {} hosts",
+                ports.len(),
+                hosts.len()
+            );
+        }
+        let mut last = None;
+        for (i, host) in hosts.iter().enumerate() {
+            let port = ports.get(i).or(ports.first()).copied().unwrap_or(5432);
+            let name = match host {
+                Host::Tcp(h) => format!("{h}:{port}"),
+                #[cfg(unix)]
+                Host::Unix(dir) => dir.join(format!(".s.PGSQL.{port}")).display().to_string(),
+            };
+            let attempt = tokio::time::timeout(timeout, connect_host(config, host, port, &tls));
+            match attempt.await {
+                Ok(Ok(wire)) => return Ok(wire),
+                Ok(Err(e)) => last = Some(e.context(format!("connecting to {name}"))),
+                Err(_) => {
+                    last = Some(anyhow!(
+                        "connecting to {name}: no answer within {timeout:?}"
+                    ))
+                }
+            }
+        }
+        Err(last.expect("one host at least was tried"))
+    }
+
+    /// Runs `sql` (one statement or several) over the simple query protocol and returns
+    /// every row it gave, as text.
+    pub async fn simple(&mut self, sql: &str) -> Result<Vec<TextRow>> {
+        self.out.clear();
+        frontend::query(sql, &mut self.out)?;
+        let mut rows = Vec::new();
+        self.exchange(|message| {
+            if let Message::DataRow(row) = message {
+                rows.push(text_row(&row)?);
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(rows)
+    }
+
+    /// Prepares `sql` as the statement `name` (closing any statement of that name first),
+    /// and returns the types of its result columns.
+    pub async fn prepare(&mut self, name: &str, sql: &str, params: &[Type]) -> Result<Vec<u32>> {
+        self.out.clear();
+        frontend::close(b'S', name, &mut self.out)?;
+        frontend::parse(name, sql, params.iter().map(Type::oid), &mut self.out)?;
+        frontend::describe(b'S', name, &mut self.out)?;
+        frontend::sync(&mut self.out);
+        let mut columns = Vec::new();
+        self.exchange(|message| {
+            if let Message::RowDescription(body) = message {
+                columns = body.fields().map(|f| Ok(f.type_oid())).collect()?;
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(columns)
+    }
+
+    /// Executes the prepared statement `name` with `params` (of the `types` it was prepared
+    /// with), every value in binary; each row it returns goes to `row`. Returns the rows.
+    pub async fn execute(
+        &mut self,
+        name: &str,
+        params: &[&(dyn ToSql + Sync)],
+        types: &[Type],
+        mut row: impl FnMut(&DataRowBody) -> Result<()>,
+    ) -> Result<u64> {
+        self.out.clear();
+        let mut refused = None;
+        let bound = frontend::bind(
+            "",
+            name,
+            [BINARY],
+            params.iter().zip(types),
+            |(value, ty), buf| {
+                value.to_sql_checked(ty, buf).map(|null| match null {
+                    IsNull::Yes => postgres_protocol::IsNull::Yes,
+                    IsNull::No => postgres_protocol::IsNull::No,
+                })
+            },
+            [BINARY],
+            &mut self.out,
+        );
+        if let Err(e) = bound {
+            match e {
+                frontend::BindError::Conversion(e) => refused = Some(anyhow!(e)),
+                frontend::BindError::Serialization(e) => refused = Some(e.into()),
+            }
+        }
+        if let Some(e) = refused {
+            self.out.clear();
+            return Err(e.context(format!("binding the parameters of {name}")));
+        }
+        frontend::execute("", 0, &mut self.out)?;
+        frontend::sync(&mut self.out);
+        let mut rows = 0;
+        self.exchange(|message| {
+            if let Message::DataRow(body) = message {
+                rows += 1;
+                row(&body)?;
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(rows)
+    }
+
+    /// Says goodbye (Terminate) and closes the socket.
+    pub async fn close(mut self) -> Result<()> {
+        if self.broken.is_some() || self.busy {
+            return Ok(());
+        }
+        self.out.clear();
+        frontend::terminate(&mut self.out);
+        self.stream.write_all(&self.out).await?;
+        self.stream.shutdown().await?;
+        Ok(())
+    }
+
+    /// Sends what `out` holds and reads the answer up to ReadyForQuery, each message of it
+    /// to `each` (the server's notices and parameter changes are not). The first error the
+    /// server sent is the result, after its ReadyForQuery: the connection stays usable.
+    async fn exchange(&mut self, mut each: impl FnMut(Message) -> Result<()>) -> Result<()> {
+        if let Some(why) = &self.broken {
+            bail!("the connection is closed: {why}");
+        }
+        if self.busy {
+            let why = "a request was abandoned before its answer was read";
+            self.broken = Some(why.to_string());
+            bail!("the connection is closed: {why}");
+        }
+        self.busy = true;
+        let done = self.exchange_now(&mut each).await;
+        match done {
+            Ok(answered) => {
+                self.busy = false;
+                answered
+            }
+            Err(e) => {
+                self.broken = Some(format!("{e:#}"));
+                Err(e)
+            }
+        }
+    }
+
+    /// [`Wire::exchange`]: the outer error is the connection's (it can no longer be
+    /// used), the inner one the request's.
+    async fn exchange_now(
+        &mut self,
+        each: &mut impl FnMut(Message) -> Result<()>,
+    ) -> Result<Result<()>> {
+        let sent = async {
+            self.stream.write_all(&self.out).await?;
+            // TLS may hold the end of a large request in its own buffer until flushed (a
+            // no-op on plain TCP).
+            self.stream.flush().await
+        };
+        if let Err(e) = sent.await {
+            return Err(self.last_words(e.into()).await);
+        }
+        let mut failed: Option<anyhow::Error> = None;
+        loop {
+            match self.next().await? {
+                Message::ReadyForQuery(_) => return Ok(failed.map_or(Ok(()), Err)),
+                Message::ErrorResponse(body) => {
+                    let error = server_error(&body)?;
+                    if error.fatal {
+                        bail!("the server ended the connection: {error}");
+                    }
+                    failed.get_or_insert(anyhow::Error::new(error));
+                }
+                message if failed.is_none() => {
+                    if let Err(e) = each(message) {
+                        failed = Some(e);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Why the server ended the connection, when a request could not be sent: the FATAL
+    /// error it sent before closing, if it is still to be read (waiting a moment for it),
+    /// else `e`.
+    async fn last_words(&mut self, e: anyhow::Error) -> anyhow::Error {
+        let read = tokio::time::timeout(Duration::from_millis(500), async {
+            loop {
+                if let Ok(Some(message)) = Message::parse(&mut self.input) {
+                    if let Message::ErrorResponse(body) = message {
+                        return server_error(&body).ok();
+                    }
+                    continue;
+                }
+                match self.stream.read_buf(&mut self.input).await {
+                    Ok(n) if n > 0 => {}
+                    _ => return None,
+                }
+            }
+        });
+        match read.await {
+            Ok(Some(error)) => anyhow::Error::new(error).context("the server ended the connection"),
+            _ => e,
+        }
+    }
+
+    /// The next message on the socket that is not asynchronous (a notice, a parameter
+    /// change, a notification).
+    async fn next(&mut self) -> Result<Message> {
+        loop {
+            match Message::parse(&mut self.input).context("a malformed message")? {
+                Some(
+                    Message::NoticeResponse(_)
+                    | Message::ParameterStatus(_)
+                    | Message::NotificationResponse(_),
+                ) => continue,
+                Some(message) => return Ok(message),
+                None => {}
+            }
+            self.input.reserve(READ_AHEAD);
+            if self.stream.read_buf(&mut self.input).await? == 0 {
+                bail!("the server closed the connection");
+            }
+        }
+    }
+}
+
+/// Connects to one host: its socket, TLS if asked, startup and authentication.
+async fn connect_host(
+    config: &Config,
+    host: &Host,
+    port: u16,
+    tls: &Option<TlsAsk<'_>>,
+) -> Result<Wire> {
+    let stream: BoxedStream = match host {
+        Host::Tcp(name) => {
+            let mut tcp = socket::tcp(name, port).await?;
+            match tls {
+                None => Box::pin(tcp),
+                Some(ask) => match ssl_request(&mut tcp).await? {
+                    true => socket::tls_over(tcp, name, ask.tls).await?,
+                    false if ask.optional => Box::pin(tcp),
+                    false => {
+                        bail!("the server does not accept TLS (the URL's sslmode asks for it)")
+                    }
+                },
+            }
+        }
+        #[cfg(unix)]
+        Host::Unix(dir) => {
+            if tls.as_ref().is_some_and(|ask| !ask.optional) {
+                bail!("TLS over a Unix socket: PostgreSQL offers none there");
+            }
+            Box::pin(socket::unix(&dir.join(format!(".s.PGSQL.{port}"))).await?)
+        }
+    };
+    let mut wire = Wire {
+        stream,
+        out: BytesMut::new(),
+        input: BytesMut::with_capacity(READ_AHEAD),
+        busy: false,
+        broken: None,
+    };
+    startup(&mut wire, config).await?;
+    Ok(wire)
+}
+
+/// Asks the server for TLS; whether it accepted.
+async fn ssl_request(tcp: &mut tokio::net::TcpStream) -> Result<bool> {
+    let mut out = BytesMut::new();
+    frontend::ssl_request(&mut out);
+    tcp.write_all(&out).await?;
+    match tcp.read_u8().await.context("the answer to SSLRequest")? {
+        b'S' => Ok(true),
+        b'N' => Ok(false),
+        other => bail!("the server answered SSLRequest with {other:#04x}"),
+    }
+}
+
+/// The startup message, authentication, and the wait for the first ReadyForQuery.
+async fn startup(wire: &mut Wire, config: &Config) -> Result<()> {
+    let user = match config.get_user() {
+        Some(user) => user.to_string(),
+        None => std::env::var("USER").context("the URL names no user")?,
+    };
+    let mut params = vec![("client_encoding", "UTF8"), ("user", user.as_str())];
+    if let Some(db) = config.get_dbname() {
+        params.push(("database", db));
+    }
+    if let Some(options) = config.get_options() {
+        params.push(("options", options));
+    }
+    if let Some(name) = config.get_application_name() {
+        params.push(("application_name", name));
+    }
+    frontend::startup_message(params, &mut wire.out)?;
+    let password = || {
+        config
+            .get_password()
+            .context("the server asks for a password and the URL gives none")
+    };
+    let mut scram: Option<ScramSha256> = None;
+    loop {
+        wire.stream.write_all(&wire.out).await?;
+        wire.stream.flush().await?;
+        wire.out.clear();
+        match wire.next().await? {
+            Message::AuthenticationOk | Message::BackendKeyData(_) => {}
+            Message::AuthenticationCleartextPassword => {
+                frontend::password_message(password()?, &mut wire.out)?;
+            }
+            Message::AuthenticationMd5Password(body) => {
+                let hash = postgres_protocol::authentication::md5_hash(
+                    user.as_bytes(),
+                    password()?,
+                    body.salt(),
+                );
+                frontend::password_message(hash.as_bytes(), &mut wire.out)?;
+            }
+            Message::AuthenticationSasl(body) => {
+                let mut mechanisms = body.mechanisms();
+                let mut offered = Vec::new();
+                while let Some(m) = mechanisms.next()? {
+                    offered.push(m.to_string());
+                }
+                if !offered.iter().any(|m| m == sasl::SCRAM_SHA_256) {
+                    bail!("the server offers SASL with {offered:?}, not SCRAM-SHA-256");
+                }
+                let s = ScramSha256::new(password()?, ChannelBinding::unsupported());
+                frontend::sasl_initial_response(sasl::SCRAM_SHA_256, s.message(), &mut wire.out)?;
+                scram = Some(s);
+            }
+            Message::AuthenticationSaslContinue(body) => {
+                let s = scram.as_mut().context("SASL continued before it began")?;
+                s.update(body.data())?;
+                frontend::sasl_response(s.message(), &mut wire.out)?;
+            }
+            Message::AuthenticationSaslFinal(body) => scram
+                .take()
+                .context("SASL ended before it began")?
+                .finish(body.data())
+                .context("the server's SCRAM proof")?,
+            Message::ErrorResponse(body) => return Err(server_error(&body)?.into()),
+            Message::ReadyForQuery(_) => return Ok(()),
+            Message::AuthenticationKerberosV5
+            | Message::AuthenticationScmCredential
+            | Message::AuthenticationGss
+            | Message::AuthenticationSspi => {
+                bail!(
+                    "the server asks for an authentication dbcompare does not speak (GSS, SSPI, Kerberos)"
+                )
+            }
+            _ => bail!("an unexpected message during startup"),
+        }
+    }
+}
+
+/// A row of the simple query protocol as text.
+fn text_row(row: &DataRowBody) -> Result<TextRow> {
+    let buffer = row.buffer();
+    row.ranges()
+        .map(|r| Ok(r.map(|r| String::from_utf8_lossy(&buffer[r]).into_owned())))
+        .collect()
+        .context("a malformed row")
+}
+
+/// The columns of a binary row, each `None` for NULL; exactly `N` of them.
+pub fn columns<const N: usize>(row: &DataRowBody) -> Result<[Option<&[u8]>; N]> {
+    let buffer = row.buffer();
+    let mut out = [None; N];
+    let mut ranges = row.ranges();
+    let mut n = 0;
+    while let Some(range) = ranges.next().context("a malformed row")? {
+        if n < N {
+            out[n] = range.map(|r| &buffer[r]);
+        }
+        n += 1;
+    }
+    if n != N {
+        bail!("a row of {n} columns, not {N}");
+    }
+    Ok(out)
+}
+
+/// An error the server sent, with what its fields say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerError {
+    pub severity: String,
+    pub code: String,
+    pub message: String,
+    pub detail: Option<String>,
+    pub hint: Option<String>,
+    /// FATAL or PANIC: the server ends the connection after it.
+    pub fatal: bool,
+}
+
+impl std::fmt::Display for ServerError {
+    /// As tokio-postgres shows it (`ERROR: relation "x" does not exist`), detail and hint
+    /// on lines of their own.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.severity, self.message)?;
+        if let Some(detail) = &self.detail {
+            write!(f, "\nDETAIL: {detail}")?;
+        }
+        if let Some(hint) = &self.hint {
+            write!(f, "\nHINT: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// The fields of an ErrorResponse.
+fn server_error(body: &ErrorResponseBody) -> Result<ServerError> {
+    let mut error = ServerError {
+        severity: String::new(),
+        code: String::new(),
+        message: String::new(),
+        detail: None,
+        hint: None,
+        fatal: false,
+    };
+    let mut localized = String::new();
+    let mut fields = body.fields();
+    while let Some(field) = fields.next().context("a malformed error")? {
+        let value = || String::from_utf8_lossy(field.value_bytes()).into_owned();
+        match field.type_() {
+            // Not localized (PostgreSQL 9.6 and later): what decides FATAL.
+            b'V' => error.severity = value(),
+            b'S' => localized = value(),
+            b'C' => error.code = value(),
+            b'M' => error.message = value(),
+            b'D' => error.detail = Some(value()),
+            b'H' => error.hint = Some(value()),
+            _ => {}
+        }
+    }
+    if error.severity.is_empty() {
+        error.severity = localized;
+    }
+    error.fatal = matches!(error.severity.as_str(), "FATAL" | "PANIC");
+    if !error.code.is_empty() {
+        let _ = write!(error.message, " (SQLSTATE {})", error.code);
+    }
+    Ok(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Durability, StoreKind};
+    use crate::server;
+    use bytes::BufMut;
+    use std::str::FromStr;
+
+    /// A throw-away PostgreSQL (installed by provisioning/install.sh: a missing one fails).
+    fn postgres() -> server::LocalServer {
+        let installation = server::find(StoreKind::Postgres)
+            .expect("no PostgreSQL server is installed: run 'provisioning/install.sh postgres'");
+        server::start(
+            StoreKind::Postgres,
+            &installation,
+            Durability::Relaxed,
+            &server::DataDirs::temporary(),
+            server::Serve::default(),
+        )
+        .expect("starting a local PostgreSQL server")
+    }
+
+    async fn connect(url: &str) -> Result<Wire> {
+        Wire::connect(&Config::from_str(url)?, None, Duration::from_secs(10)).await
+    }
+
+    #[tokio::test]
+    async fn an_error_leaves_the_connection_usable_and_answers_larger_than_a_read_arrive_whole() {
+        let server = postgres();
+        let mut wire = connect(&server.url()).await.unwrap();
+        let e = wire
+            .simple("SELECT * FROM no_such_table")
+            .await
+            .unwrap_err();
+        let text = format!("{e:#}");
+        assert!(
+            text.contains("ERROR: relation \"no_such_table\" does not exist"),
+            "{text}"
+        );
+        assert!(text.contains("SQLSTATE 42P01"), "{text}");
+        // 300 kB in one row, then a small answer: the buffer grows and nothing is left over.
+        let rows = wire.simple("SELECT repeat('x', 300000), 7").await.unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0][0].as_deref().map(str::len), Some(300_000));
+        assert_eq!(rows[0][1].as_deref(), Some("7"));
+        // A prepared statement with a binary parameter, and a failing execution of it.
+        wire.prepare("half", "SELECT 10 / $1::int8", &[Type::INT8])
+            .await
+            .unwrap();
+        let mut got = Vec::new();
+        let rows = wire
+            .execute("half", &[&2_i64], &[Type::INT8], |row| {
+                let [v] = columns::<1>(row)?;
+                got.push(i64::from_be_bytes(v.unwrap().try_into()?));
+                Ok(())
+            })
+            .await
+            .unwrap();
+        assert_eq!((rows, got), (1, vec![5]));
+        let e = wire
+            .execute("half", &[&0_i64], &[Type::INT8], |_| Ok(()))
+            .await;
+        assert!(format!("{:#}", e.unwrap_err()).contains("division by zero"));
+        assert_eq!(
+            wire.simple("SELECT 1").await.unwrap(),
+            vec![vec![Some("1".into())]]
+        );
+        wire.close().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_request_closes_the_connection_for_good() {
+        let server = postgres();
+        let mut wire = connect(&server.url()).await.unwrap();
+        let slow = wire.simple("SELECT pg_sleep(5)");
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), slow)
+                .await
+                .is_err()
+        );
+        // Its answer would be read as the next request's: refused instead, every time.
+        for _ in 0..2 {
+            let e = wire.simple("SELECT 1").await.unwrap_err().to_string();
+            assert!(e.contains("abandoned"), "{e}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_wrong_password_and_a_terminated_session_give_the_servers_words() {
+        let server = postgres();
+        let wrong = server.url().replace(server.password(), "not-the-password");
+        let e = format!("{:#}", connect(&wrong).await.err().unwrap());
+        assert!(e.contains("password authentication failed"), "{e}");
+        assert!(!e.contains(server.password()), "{e}");
+        let mut wire = connect(&server.url()).await.unwrap();
+        let pid = wire.simple("SELECT pg_backend_pid()").await.unwrap()[0][0]
+            .clone()
+            .unwrap();
+        let mut other = connect(&server.url()).await.unwrap();
+        other
+            .simple(&format!("SELECT pg_terminate_backend({pid})"))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let e = format!("{:#}", wire.simple("SELECT 1").await.unwrap_err());
+        assert!(
+            e.contains("terminating connection due to administrator command"),
+            "{e}"
+        );
+        assert!(e.contains("the server ended the connection"), "{e}");
+    }
+
+    /// An ErrorResponse as the server writes it, with these fields.
+    fn error_response(fields: &[(u8, &str)]) -> Message {
+        let mut body = BytesMut::new();
+        for (kind, value) in fields {
+            body.put_u8(*kind);
+            body.put_slice(value.as_bytes());
+            body.put_u8(0);
+        }
+        body.put_u8(0);
+        let mut message = BytesMut::new();
+        message.put_u8(b'E');
+        message.put_i32(body.len() as i32 + 4);
+        message.put_slice(&body);
+        Message::parse(&mut message).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_server_error_keeps_its_fields_and_fatal_is_the_unlocalized_severity() {
+        let Message::ErrorResponse(body) = error_response(&[
+            (b'S', "FATAL"),
+            (b'V', "FATAL"),
+            (b'C', "57P01"),
+            (b'M', "terminating connection due to administrator command"),
+        ]) else {
+            panic!("not an error");
+        };
+        let e = server_error(&body).unwrap();
+        assert!(e.fatal);
+        assert_eq!(
+            e.to_string(),
+            "FATAL: terminating connection due to administrator command (SQLSTATE 57P01)"
+        );
+        let Message::ErrorResponse(body) = error_response(&[
+            (b'S', "ERREUR"),
+            (b'V', "ERROR"),
+            (b'C', "42P01"),
+            (b'M', "la relation « x » n'existe pas"),
+            (b'D', "a detail"),
+            (b'H', "a hint"),
+        ]) else {
+            panic!("not an error");
+        };
+        let e = server_error(&body).unwrap();
+        assert!(!e.fatal);
+        assert_eq!(
+            e.to_string(),
+            "ERROR: la relation « x » n'existe pas (SQLSTATE 42P01)\nDETAIL: a detail\nHINT: a hint"
+        );
+    }
+
+    /// A DataRow as the server writes it.
+    fn data_row(values: &[Option<&[u8]>]) -> DataRowBody {
+        let mut body = BytesMut::new();
+        body.put_i16(values.len() as i16);
+        for v in values {
+            match v {
+                None => body.put_i32(-1),
+                Some(v) => {
+                    body.put_i32(v.len() as i32);
+                    body.put_slice(v);
+                }
+            }
+        }
+        let mut message = BytesMut::new();
+        message.put_u8(b'D');
+        message.put_i32(body.len() as i32 + 4);
+        message.put_slice(&body);
+        match Message::parse(&mut message).unwrap().unwrap() {
+            Message::DataRow(row) => row,
+            _ => panic!("not a row"),
+        }
+    }
+
+    #[test]
+    fn a_row_has_exactly_the_columns_asked_for() {
+        let row = data_row(&[Some(b"a"), None, Some(b"")]);
+        let [a, b, c] = columns::<3>(&row).unwrap();
+        assert_eq!((a, b, c), (Some(&b"a"[..]), None, Some(&b""[..])));
+        assert!(
+            columns::<2>(&row)
+                .unwrap_err()
+                .to_string()
+                .contains("3 columns")
+        );
+        assert!(
+            columns::<4>(&row)
+                .unwrap_err()
+                .to_string()
+                .contains("3 columns")
+        );
+        assert_eq!(
+            text_row(&row).unwrap(),
+            vec![Some("a".to_string()), None, Some(String::new())]
+        );
+    }
+}
