@@ -268,6 +268,19 @@ async fn postgres_reports_its_transport() {
     let mut store = common::connect(&server, Durability::Durable).await;
     let info = common::described(&mut store).await;
     assert_eq!(info.settings["transport"], "TCP");
+    // The records over dbcompare's own connection, the driver suites over the driver.
+    assert!(
+        info.settings["client"].contains("own connection"),
+        "{info:?}"
+    );
+    store.close().await.unwrap();
+    let mut store = common::connect_for_drivers(&server, Durability::Durable).await;
+    let info = common::described(&mut store).await;
+    assert_eq!(info.settings["client"], "tokio-postgres");
+    assert_eq!(info.settings["transport"], "TCP");
+    // A connection for the driver suites does not serve the records, and says so.
+    let e = store.find("micro-1").await.unwrap_err().to_string();
+    assert!(e.contains("driver, pool or YCSB"), "{e}");
 }
 
 /// The MySQL size measure follows the data once it outgrows InnoDB's first pages.

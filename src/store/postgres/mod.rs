@@ -292,6 +292,11 @@ impl Store for PostgresStore {
         let tcp = self.value("SELECT inet_client_addr() IS NOT NULL").await?;
         let transport = if tcp == "t" { "TCP" } else { "Unix socket" };
         settings.insert("transport".to_string(), transport.to_string());
+        let client = match self.conn {
+            Conn::Own(_) => "dbcompare's own connection (postgres-protocol's codecs)",
+            Conn::Driver(..) => "tokio-postgres",
+        };
+        settings.insert("client".to_string(), client.to_string());
         let tls = self.tls_in_use().await;
         settings.insert("tls".to_string(), tls);
         if self.hosts.len() > 1 {
