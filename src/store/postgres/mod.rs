@@ -447,6 +447,52 @@ impl Store for PostgresStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server;
+    use crate::store::url::StoreUrl;
+
+    /// A refused insert ends its transaction: the connection goes on inserting and finding,
+    /// and nothing of the refused record is left.
+    #[tokio::test]
+    async fn a_refused_insert_leaves_the_connection_usable() {
+        let installation = server::find(StoreKind::Postgres)
+            .expect("no PostgreSQL server is installed: run 'provisioning/install.sh postgres'");
+        let local = server::start(
+            StoreKind::Postgres,
+            &installation,
+            Durability::Relaxed,
+            &server::DataDirs::temporary(),
+            server::Serve::default(),
+        )
+        .expect("starting a local PostgreSQL server");
+        let spec = ConnectSpec {
+            url: Some(StoreUrl::parse(StoreKind::Postgres, &local.url()).unwrap()),
+            data_dir: None,
+            durability: Durability::Relaxed,
+            connect_timeout: std::time::Duration::from_secs(10),
+            options: Default::default(),
+            purpose: Purpose::Records,
+        };
+        let mut store = PostgresStore::connect(&spec).await.unwrap();
+        store.reset().await.unwrap();
+        let records = crate::workload::record::generate(7, &"micro".parse().unwrap(), 1);
+        store.insert(&records[0]).await.unwrap();
+        let mut twin = records[1].clone();
+        twin.unique_id = records[0].unique_id.clone();
+        let e = format!("{:#}", store.insert(&twin).await.unwrap_err());
+        assert!(e.contains("duplicate key value"), "{e}");
+        assert!(e.contains("SQLSTATE 23505"), "{e}");
+        store.insert(&records[2]).await.unwrap();
+        for r in [&records[0], &records[2]] {
+            assert_eq!(store.find(&r.unique_id).await.unwrap().as_ref(), Some(r));
+        }
+        assert_eq!(store.find(&records[1].unique_id).await.unwrap(), None);
+        let rows = store
+            .simple("SELECT count(*) FROM dbcompare_records")
+            .await
+            .unwrap();
+        assert_eq!(rows, vec![vec![Some("2".to_string())]]);
+        store.close().await.unwrap();
+    }
 
     #[test]
     fn servers_are_named_for_what_they_are() {
