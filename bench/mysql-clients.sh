@@ -15,18 +15,14 @@ seconds=${SECONDS_PER_RUN:-5}
 concurrency=${CONCURRENCY:-1}
 loops=${LOOPS:-1}
 
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
 provisioning/install.sh mysql
-for pkg in sysbench time; do
-  [ -x "/usr/bin/$pkg" ] || apt-get install -y -qq "$pkg" >/dev/null || sudo apt-get install -y -qq "$pkg" >/dev/null
-done
-cargo build --release --locked --quiet
-CARGO_TARGET_DIR=target/mysql-clients cargo build --release --locked --quiet \
-  --manifest-path bench/mysql-clients/Cargo.toml
+tools sysbench time
+build_release mysql-clients
 bin=./target/release/dbcompare
 clients=./target/mysql-clients/release/mysql-clients
 
-# shellcheck source=bench/servers.sh
-source bench/servers.sh
 start mysql
 url=$(cat "$work/mysql.url")
 port=${url##*:}; port=${port%%/*}

@@ -28,10 +28,10 @@ for what in $stores; do
   case $what in redis|postgres|mysql|pool) ;; *) echo "STORES: unknown $what" >&2; exit 2 ;; esac
 done
 
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
 provisioning/install.sh postgres mysql redis
-for pkg in sysbench time; do
-  [ -x "/usr/bin/$pkg" ] || apt-get install -y -qq "$pkg" >/dev/null || sudo apt-get install -y -qq "$pkg" >/dev/null
-done
+tools sysbench time
 if [ ! -x .tools/venv/bin/python ]; then
   python3 -m venv .tools/venv
   .tools/venv/bin/pip install -q asyncmy
@@ -40,8 +40,6 @@ cargo build --release --locked --quiet
 bin=./target/release/dbcompare
 pgbin=$(dirname "$(find /usr/lib/postgresql -name pgbench -type f | sort -V | tail -n 1)")
 
-# shellcheck source=bench/servers.sh
-source bench/servers.sh
 start redis
 start postgres
 start mysql

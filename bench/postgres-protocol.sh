@@ -9,16 +9,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
 queries=${QUERIES:-100000}
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
 provisioning/install.sh postgres
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null || sudo apt-get install -y -qq time >/dev/null
-cargo build --release --locked --quiet
-CARGO_TARGET_DIR=target/postgres-clients cargo build --release --locked --quiet \
-  --manifest-path bench/postgres-clients/Cargo.toml
+tools time
+build_release postgres-clients
 loop=./target/postgres-clients/release/postgres-clients
 bin=./target/release/dbcompare
 pgbin=$(dirname "$(find /usr/lib/postgresql -name pgbench -type f | sort -V | tail -n 1)")
-# shellcheck source=bench/servers.sh
-source bench/servers.sh
 start postgres
 url=$(cat "$work/postgres.url")
 port=${url##*:}; port=${port%%/*}

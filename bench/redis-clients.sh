@@ -17,16 +17,14 @@ seconds=${SECONDS_PER_RUN:-5}
 concurrency=${CONCURRENCY:-1}
 loops=${LOOPS:-1}
 
+# shellcheck source=bench/servers.sh
+source bench/servers.sh
 provisioning/install.sh redis
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null || sudo apt-get install -y -qq time >/dev/null
-cargo build --release --locked --quiet
-CARGO_TARGET_DIR=target/redis-clients cargo build --release --locked --quiet \
-  --manifest-path bench/redis-clients/Cargo.toml
+tools time
+build_release redis-clients
 bin=./target/release/dbcompare
 clients=./target/redis-clients/release/redis-clients
 
-# shellcheck source=bench/servers.sh
-source bench/servers.sh
 start redis
 url=$(cat "$work/redis.url")
 port=${url##*:}; port=${port%%/*}

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the bench scripts: a work directory and throw-away servers started with
-# `dbcompare server` ($bin), all stopped and deleted when the script exits.
+# `dbcompare server` ($bin), all stopped and deleted when the script exits; the tools and
+# builds a script needs.
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -9,6 +10,21 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+
+tools() { # Debian packages whose commands the script runs (sysbench, time): installed if missing
+  local pkg
+  for pkg in "$@"; do
+    [ -x "/usr/bin/$pkg" ] || apt-get install -y -qq "$pkg" >/dev/null || sudo apt-get install -y -qq "$pkg" >/dev/null
+  done
+}
+
+build_release() { # dbcompare's release build, and with $1 that bench/ crate's, in target/$1
+  cargo build --release --locked --quiet
+  if [ $# -gt 0 ]; then
+    CARGO_TARGET_DIR="target/$1" cargo build --release --locked --quiet \
+      --manifest-path "bench/$1/Cargo.toml"
+  fi
+}
 
 password_of() { # the password in a URL (each throw-away server has its own)
   local userinfo=${1#*://}
