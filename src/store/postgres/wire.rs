@@ -154,7 +154,6 @@ impl Wire {
         mut row: impl FnMut(&DataRowBody) -> Result<()>,
     ) -> Result<u64> {
         self.out.clear();
-        let mut refused = None;
         let bound = frontend::bind(
             "",
             name,
@@ -170,13 +169,11 @@ impl Wire {
             &mut self.out,
         );
         if let Err(e) = bound {
-            match e {
-                frontend::BindError::Conversion(e) => refused = Some(anyhow!(e)),
-                frontend::BindError::Serialization(e) => refused = Some(e.into()),
-            }
-        }
-        if let Some(e) = refused {
             self.out.clear();
+            let e = match e {
+                frontend::BindError::Conversion(e) => anyhow!(e),
+                frontend::BindError::Serialization(e) => e.into(),
+            };
             return Err(e.context(format!("binding the parameters of {name}")));
         }
         frontend::execute("", 0, &mut self.out)?;
