@@ -2,11 +2,18 @@
 //! the blocking `mysql` crate (a thread per connection, as sysbench) and mysql_async (tasks
 //! on current-thread runtimes, as dbcompare's event loops), both from the same project and
 //! protocol code, each running dbcompare's prepared search on dbcompare's table over TCP;
-//! rows fetched, not decoded.
-//! Usage: mysql-clients sync|async URL SECONDS [CONNECTIONS [LOOPS]]; connections 1 and
-//! loops 1 by default (async only: connection i on loop i mod LOOPS).
+//! rows fetched, not decoded; and mysql_async again with each row decoded as dbcompare
+//! decodes it (its columns, the JSON document) and digested (`checked`): the least a client
+//! that checks every answer adds to the driver.
+//! Usage: mysql-clients sync|async|checked URL SECONDS [CONNECTIONS [LOOPS]]; connections 1
+//! and loops 1 by default (async and checked: connection i on loop i mod LOOPS).
 //! Prints `mode queries/s CPU-us/query`.
 use std::time::{Duration, Instant};
+
+// dbcompare's allocator (without its counting), so that the loops differ from dbcompare
+// only in what they do.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const FIND: &str = "SELECT id, unique_id, created_by, updated_by, deleted_by, created_at, data \
                     FROM dbcompare_records WHERE unique_id = ?";
@@ -59,6 +66,7 @@ fn main() {
                 .map(|l| {
                     let url = url.clone();
                     let mine: Vec<u64> = (0..connections).filter(|c| c % loops == l).collect();
+                    let check = mode == "checked";
                     std::thread::spawn(move || {
                         let rt = tokio::runtime::Builder::new_current_thread()
                             .enable_all()
@@ -67,7 +75,9 @@ fn main() {
                         rt.block_on(async {
                             let tasks: Vec<_> = mine
                                 .into_iter()
-                                .map(|c| tokio::spawn(async_loop(url.clone(), keys(c), limit)))
+                                .map(|c| {
+                                    tokio::spawn(async_loop(url.clone(), keys(c), limit, check))
+                                })
                                 .collect();
                             let mut n = 0;
                             for t in tasks {
@@ -107,8 +117,9 @@ fn sync_loop(url: &str, mut keys: Keys, limit: Duration) -> u64 {
     n
 }
 
-/// One mysql_async connection searching until `limit` has passed; returns its query count.
-async fn async_loop(url: String, mut keys: Keys, limit: Duration) -> u64 {
+/// One mysql_async connection searching until `limit` has passed, each row decoded and
+/// digested if `check`; returns its query count.
+async fn async_loop(url: String, mut keys: Keys, limit: Duration, check: bool) -> u64 {
     use mysql_async::prelude::Queryable;
     let opts = mysql_async::Opts::from_url(&url).unwrap();
     let opts = mysql_async::OptsBuilder::from_opts(opts).prefer_socket(false);
@@ -120,8 +131,48 @@ async fn async_loop(url: String, mut keys: Keys, limit: Duration) -> u64 {
         let mut result = conn.exec_iter(&stmt, (keys.next(),)).await.unwrap();
         let row: Option<mysql_async::Row> = result.next().await.unwrap();
         result.drop_result().await.unwrap();
-        assert!(row.is_some());
+        let row = row.expect("every key is in the table");
+        if check {
+            use std::hash::BuildHasher;
+            const STATE: foldhash::quality::FixedState =
+                foldhash::quality::FixedState::with_seed(2016);
+            std::hint::black_box(STATE.hash_one(decode(row)));
+        }
         n += 1;
     }
     n
+}
+
+/// The JSON document of dbcompare's records.
+#[derive(Hash, serde::Deserialize)]
+struct Data {
+    name: String,
+    age: i64,
+}
+
+/// A row of dbcompare's table, decoded as dbcompare decodes it.
+#[derive(Hash)]
+struct Record {
+    id: i64,
+    unique_id: String,
+    created_by: i64,
+    updated_by: i64,
+    deleted_by: i64,
+    created_at: chrono::DateTime<chrono::Utc>,
+    data: Data,
+}
+
+fn decode(row: mysql_async::Row) -> Record {
+    type Columns = (i64, String, i64, i64, i64, chrono::NaiveDateTime, String);
+    let (id, unique_id, created_by, updated_by, deleted_by, created_at, data): Columns =
+        mysql_async::from_row_opt(row).expect("the row has the table's columns");
+    Record {
+        id,
+        unique_id,
+        created_by,
+        updated_by,
+        deleted_by,
+        created_at: created_at.and_utc(),
+        data: serde_json::from_str(&data).expect("the data column holds the document"),
+    }
 }
