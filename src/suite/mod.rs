@@ -14,6 +14,7 @@ pub mod clients;
 pub mod driver;
 pub mod open_loop;
 pub mod pool;
+pub mod ticker;
 pub mod watchdog;
 pub mod ycsb;
 

@@ -19,6 +19,7 @@ use hdrhistogram::Histogram;
 use super::Observer;
 use super::clients::{Clients, Connect};
 use super::open_loop::Pacer;
+use super::ticker::Ticker;
 use super::watchdog::AbortOnDrop;
 use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun, Recorder, Series};
 use crate::report::model::{PhaseKind, StoreResult};
@@ -280,6 +281,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     let done = Arc::new(AtomicU64::new(0));
     let live = Arc::new(Mutex::new(measure::new_histogram()));
     let counted = super::counters_now(&mut connections[0]).await;
+    // Progress from a thread: a timer on the run's loop would time every wait for an answer.
+    let mut ticker = Ticker::start(Duration::from_millis(250))?;
     let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
     let meter = Meter::start();
     let start = tokio::time::Instant::now();
@@ -304,7 +307,6 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         .collect();
     let _abort = AbortOnDrop::new(&handles);
     let mut joined = futures::future::join_all(handles);
-    let mut ticker = tokio::time::interval(Duration::from_millis(250));
     let mut last_status = (tokio::time::Instant::now(), 0_u64);
     let outcomes = loop {
         tokio::select! {
