@@ -23,8 +23,8 @@ use crate::workload::pool::{BenchRow, PoolTest};
 use crate::workload::record::Record;
 use crate::workload::ycsb::OpKind;
 
+pub mod conn;
 pub mod registry;
-pub mod socket;
 pub mod sql;
 pub mod tls;
 pub mod url;

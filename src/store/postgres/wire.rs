@@ -1,10 +1,11 @@
 //! dbcompare's own PostgreSQL connection, for the classic suite: the frontend/backend
-//! protocol's messages written and read by postgres-protocol's codecs, in the task that
-//! sends the query, with no second task between them. tokio-postgres hands every request
-//! over a channel to a connection task of its own and the answer back over another, and
-//! builds a row object per row; beside pgbench running the same query, that cost dbcompare
-//! about a fifth more client CPU per search than a loop of these codecs
-//! (`bench/postgres-protocol.sh`). The driver, pool and YCSB suites keep tokio-postgres.
+//! protocol's messages written and read by postgres-protocol's codecs on the stores' own
+//! connection core ([`Conn`]: one request at a time, in the task that sends it).
+//! tokio-postgres hands every request over a channel to a connection task of its own and
+//! the answer back over another, and builds a row object per row; beside pgbench running
+//! the same query, that cost dbcompare about a fifth more client CPU per search than a loop
+//! of these codecs (`bench/postgres-protocol.sh`). The driver, pool and YCSB suites keep
+//! tokio-postgres.
 //!
 //! What it speaks: startup with cleartext, MD5 or SCRAM-SHA-256 authentication; TLS after
 //! an SSLRequest (`sslmode` in the URL); the hosts of the URL tried in order; the simple
@@ -12,10 +13,6 @@
 //! parameter and result in binary. Errors keep the server's severity, message, detail and
 //! hint; a FATAL one (`terminating connection due to administrator command`) is the
 //! connection's end and says so.
-//!
-//! One request at a time: a request whose future is dropped before its answer is read
-//! (Ctrl-C, a timeout) would leave that answer on the socket for the next request to read
-//! as its own, so the connection then refuses every request.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -30,11 +27,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_postgres::config::{Config, Host, TargetSessionAttrs};
 use tokio_postgres::types::{IsNull, ToSql, Type};
 
-use crate::store::socket::{self, BoxedStream};
+use crate::store::conn::{self, BoxedStream, Conn, Decode};
 use crate::store::tls::Tls;
-
-/// Bytes read from the socket at a time, at least (the buffer grows for larger answers).
-const READ_AHEAD: usize = 16 * 1024;
 
 /// Binary, for every parameter and result column.
 const BINARY: i16 = 1;
@@ -43,16 +37,9 @@ const BINARY: i16 = 1;
 pub type TextRow = Vec<Option<String>>;
 
 pub struct Wire {
-    stream: BoxedStream,
+    conn: Conn<Messages>,
     /// The messages being sent (kept: no allocation per request).
     out: BytesMut,
-    /// Bytes read and not yet parsed.
-    input: BytesMut,
-    /// Set while a request is on the wire; still set when the next one starts means the
-    /// last one's answer was never read.
-    busy: bool,
-    /// Why the connection can no longer be used, once it cannot.
-    broken: Option<String>,
 }
 
 /// What the TLS part of the URL asks for.
@@ -60,6 +47,28 @@ pub struct TlsAsk<'a> {
     pub tls: &'a Tls,
     /// `sslmode=prefer`: plain when the server does not offer TLS.
     pub optional: bool,
+}
+
+/// The backend's messages, less the asynchronous ones (notices, parameter changes,
+/// notifications), which no request waits for.
+struct Messages;
+
+impl Decode for Messages {
+    type Frame = Message;
+    type Error = anyhow::Error;
+
+    fn decode(&mut self, input: &mut BytesMut) -> Result<Option<Message>> {
+        loop {
+            match Message::parse(input).context("a malformed message")? {
+                Some(
+                    Message::NoticeResponse(_)
+                    | Message::ParameterStatus(_)
+                    | Message::NotificationResponse(_),
+                ) => continue,
+                message => return Ok(message),
+            }
+        }
+    }
 }
 
 impl Wire {
@@ -192,119 +201,59 @@ impl Wire {
 
     /// Says goodbye (Terminate) and closes the socket.
     pub async fn close(mut self) -> Result<()> {
-        if self.broken.is_some() || self.busy {
-            return Ok(());
-        }
         self.out.clear();
         frontend::terminate(&mut self.out);
-        self.stream.write_all(&self.out).await?;
-        self.stream.shutdown().await?;
-        Ok(())
+        self.conn.close(&self.out).await
     }
 
     /// Sends what `out` holds and reads the answer up to ReadyForQuery, each message of it
-    /// to `each` (the server's notices and parameter changes are not). The first error the
-    /// server sent is the result, after its ReadyForQuery: the connection stays usable.
+    /// to `each`. The first error the server sent is the result, after its ReadyForQuery:
+    /// the connection stays usable.
     async fn exchange(&mut self, mut each: impl FnMut(Message) -> Result<()>) -> Result<()> {
-        if let Some(why) = &self.broken {
-            bail!("the connection is closed: {why}");
+        let mut request = self.conn.begin()?;
+        if let Err(e) = request.send(&self.out).await {
+            return Err(self.last_words(e).await);
         }
-        if self.busy {
-            let why = "a request was abandoned before its answer was read";
-            self.broken = Some(why.to_string());
-            bail!("the connection is closed: {why}");
-        }
-        self.busy = true;
-        let done = self.exchange_now(&mut each).await;
-        match done {
-            Ok(answered) => {
-                self.busy = false;
-                answered
-            }
-            Err(e) => {
-                self.broken = Some(format!("{e:#}"));
-                Err(e)
-            }
-        }
-    }
-
-    /// [`Wire::exchange`]: the outer error is the connection's (it can no longer be
-    /// used), the inner one the request's.
-    async fn exchange_now(
-        &mut self,
-        each: &mut impl FnMut(Message) -> Result<()>,
-    ) -> Result<Result<()>> {
-        let sent = async {
-            self.stream.write_all(&self.out).await?;
-            // TLS may hold the end of a large request in its own buffer until flushed (a
-            // no-op on plain TCP).
-            self.stream.flush().await
-        };
-        if let Err(e) = sent.await {
-            return Err(self.last_words(e.into()).await);
-        }
-        let mut failed: Option<anyhow::Error> = None;
-        loop {
-            match self.next().await? {
-                Message::ReadyForQuery(_) => return Ok(failed.map_or(Ok(()), Err)),
-                Message::ErrorResponse(body) => {
-                    let error = server_error(&body)?;
-                    if error.fatal {
-                        bail!("the server ended the connection: {error}");
+        let read = async {
+            let mut failed: Option<anyhow::Error> = None;
+            loop {
+                match request.next().await? {
+                    Message::ReadyForQuery(_) => return Ok(failed.map_or(Ok(()), Err)),
+                    Message::ErrorResponse(body) => {
+                        let error = server_error(&body)?;
+                        if error.fatal {
+                            bail!("the server ended the connection: {error}");
+                        }
+                        failed.get_or_insert(anyhow::Error::new(error));
                     }
-                    failed.get_or_insert(anyhow::Error::new(error));
-                }
-                message if failed.is_none() => {
-                    if let Err(e) = each(message) {
-                        failed = Some(e);
+                    message if failed.is_none() => {
+                        if let Err(e) = each(message) {
+                            failed = Some(e);
+                        }
                     }
+                    _ => {}
                 }
-                _ => {}
             }
         }
+        .await;
+        // The outer error is the connection's (it can no longer be used), the inner one
+        // the request's.
+        request.finish(read)?
     }
 
     /// Why the server ended the connection, when a request could not be sent: the FATAL
     /// error it sent before closing, if it is still to be read (waiting a moment for it),
     /// else `e`.
     async fn last_words(&mut self, e: anyhow::Error) -> anyhow::Error {
-        let read = tokio::time::timeout(Duration::from_millis(500), async {
-            loop {
-                if let Ok(Some(message)) = Message::parse(&mut self.input) {
-                    if let Message::ErrorResponse(body) = message {
-                        return server_error(&body).ok();
-                    }
-                    continue;
-                }
-                match self.stream.read_buf(&mut self.input).await {
-                    Ok(n) if n > 0 => {}
-                    _ => return None,
-                }
-            }
-        });
-        match read.await {
-            Ok(Some(error)) => anyhow::Error::new(error).context("the server ended the connection"),
-            _ => e,
-        }
-    }
-
-    /// The next message on the socket that is not asynchronous (a notice, a parameter
-    /// change, a notification).
-    async fn next(&mut self) -> Result<Message> {
-        loop {
-            match Message::parse(&mut self.input).context("a malformed message")? {
-                Some(
-                    Message::NoticeResponse(_)
-                    | Message::ParameterStatus(_)
-                    | Message::NotificationResponse(_),
-                ) => continue,
-                Some(message) => return Ok(message),
-                None => {}
-            }
-            self.input.reserve(READ_AHEAD);
-            if self.stream.read_buf(&mut self.input).await? == 0 {
-                bail!("the server closed the connection");
-            }
+        let said = self
+            .conn
+            .leftover(Duration::from_millis(500), |message| match message {
+                Message::ErrorResponse(body) => Some(server_error(&body).ok()),
+                _ => None,
+            });
+        match said.await.flatten() {
+            Some(error) => anyhow::Error::new(error).context("the server ended the connection"),
+            None => e,
         }
     }
 }
@@ -318,11 +267,11 @@ async fn connect_host(
 ) -> Result<Wire> {
     let stream: BoxedStream = match host {
         Host::Tcp(name) => {
-            let mut tcp = socket::tcp(name, port).await?;
+            let mut tcp = conn::tcp(name, port).await?;
             match tls {
                 None => Box::pin(tcp),
                 Some(ask) => match ssl_request(&mut tcp).await? {
-                    true => socket::tls_over(tcp, name, ask.tls).await?,
+                    true => conn::tls_over(tcp, name, ask.tls).await?,
                     false if ask.optional => Box::pin(tcp),
                     false => {
                         bail!("the server does not accept TLS (the URL's sslmode asks for it)")
@@ -335,15 +284,12 @@ async fn connect_host(
             if tls.as_ref().is_some_and(|ask| !ask.optional) {
                 bail!("TLS over a Unix socket: PostgreSQL offers none there");
             }
-            Box::pin(socket::unix(&dir.join(format!(".s.PGSQL.{port}"))).await?)
+            Box::pin(conn::unix(&dir.join(format!(".s.PGSQL.{port}"))).await?)
         }
     };
     let mut wire = Wire {
-        stream,
+        conn: Conn::new(stream, Messages),
         out: BytesMut::new(),
-        input: BytesMut::with_capacity(READ_AHEAD),
-        busy: false,
-        broken: None,
     };
     startup(&mut wire, config).await?;
     Ok(wire)
@@ -385,10 +331,9 @@ async fn startup(wire: &mut Wire, config: &Config) -> Result<()> {
     };
     let mut scram: Option<ScramSha256> = None;
     loop {
-        wire.stream.write_all(&wire.out).await?;
-        wire.stream.flush().await?;
+        wire.conn.write(&wire.out).await?;
         wire.out.clear();
-        match wire.next().await? {
+        match wire.conn.next().await? {
             Message::AuthenticationOk | Message::BackendKeyData(_) => {}
             Message::AuthenticationCleartextPassword => {
                 frontend::password_message(password()?, &mut wire.out)?;

@@ -21,6 +21,7 @@ mod conn;
 mod direct;
 mod driver;
 mod pool;
+mod resp2;
 mod ycsb;
 
 use cluster::{Node, Topology};
