@@ -224,6 +224,8 @@ async fn drop_or_empty<T: Send + Sync>(collection: &Collection<T>) -> Result<()>
 }
 
 impl Adapter for MongoStore {
+    type DriverSuites = Self;
+
     /// Checks a URL the way the driver will read it (no DNS lookups for +srv here).
     fn check_url(raw: &str) -> Result<()> {
         // The driver's own parser: several hosts, replicaSet, tls and every other option.

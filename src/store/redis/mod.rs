@@ -262,6 +262,8 @@ async fn topology(conn: &mut Conn) -> Result<Topology> {
 }
 
 impl Adapter for RedisStore {
+    type DriverSuites = Self;
+
     /// Checks a URL the way the driver will read it.
     fn check_url(raw: &str) -> Result<()> {
         let (raw, [ca]) = tls::take_query(raw, ["cacert"])?;
