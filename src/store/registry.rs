@@ -233,7 +233,7 @@ macro_rules! stores {
 // The list: one line per store, `Kind => adapter`.
 stores! {
     Sqlite => super::sqlite::SqliteStore,
-    Postgres => super::postgres::PostgresStore,
+    Postgres => super::postgres::PostgresStore<super::postgres::records::Own>,
     Mysql => super::mysql::MysqlStore,
     Mongodb => super::mongodb::MongoStore,
     Redis => super::redis::RedisStore,

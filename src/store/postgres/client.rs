@@ -7,7 +7,6 @@ use anyhow::{Context, Result, bail};
 use tokio_postgres::tls::{MakeTlsConnect, TlsConnect};
 use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Socket, Statement};
 
-use super::driver::DriverStatements;
 use super::wire::TextRow;
 use super::{Opening, PostgresStore, Session};
 use crate::catalog::StoreInfo;
@@ -45,6 +44,16 @@ impl Session for TokioPostgres {
             })
             .collect())
     }
+}
+
+/// The driver suite's statements, prepared on first use.
+pub(super) struct DriverStatements {
+    pub(super) exec: Statement,
+    pub(super) one: Statement,
+    pub(super) param: Statement,
+    pub(super) echo: Statement,
+    pub(super) large_text: Statement,
+    pub(super) large_bytes: Statement,
 }
 
 /// Connects tokio-postgres with `tls`, and spawns the connection's task.

@@ -1,21 +1,11 @@
 //! PostgreSQL's driver suite: the seed's SQL over the simple and the extended protocol.
 
 use anyhow::{Result, bail};
-use tokio_postgres::Statement;
 
-use super::{PostgresStore, TokioPostgres};
+use super::PostgresStore;
+use super::client::{DriverStatements, TokioPostgres};
 use crate::store::DriverStore;
 use crate::workload::driver::{DriverOp, check_large};
-
-/// The driver suite's statements, prepared on first use.
-pub(super) struct DriverStatements {
-    exec: Statement,
-    one: Statement,
-    param: Statement,
-    echo: Statement,
-    large_text: Statement,
-    large_bytes: Statement,
-}
 
 const LARGE_TEXT: &str = "SELECT repeat('A', 10000)";
 const LARGE_BYTES: &str = "SELECT convert_to(repeat('A', 10000), 'UTF8')";

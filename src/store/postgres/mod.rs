@@ -2,10 +2,11 @@
 //! unique_id and expression indexes on `data->>'name'` and `(data->>'age')::bigint`;
 //! prepared statements; each insert in BEGIN/COMMIT. A connection is a [`PostgresStore`]
 //! over one of two clients, and has the traits of the suites that measure that client:
-//! dbcompare's own connection ([`Own`], [`wire`]) for the classic suite's records and
-//! `dbcompare check`, and tokio-postgres ([`TokioPostgres`]) for the driver, pool and YCSB
-//! suites, which measure the driver (the registry opens it for them:
-//! [`Adapter::DriverSuites`](crate::store::Adapter::DriverSuites)).
+//! dbcompare's own connection ([`records::Own`], [`wire`]) for the classic suite's records
+//! and `dbcompare check`, and tokio-postgres ([`client::TokioPostgres`]) for the driver,
+//! pool and YCSB suites, which measure the driver (the registry opens it for them:
+//! [`Adapter::DriverSuites`](crate::store::Adapter::DriverSuites)). What both do alike is
+//! here.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -17,16 +18,14 @@ use tokio_postgres::Config;
 use crate::catalog::{Durability, StoreInfo, StoreKind};
 use crate::store::{ConnectSpec, DiskUsage, dir_bytes};
 
-mod client;
+pub mod client;
 mod driver;
 mod pool;
-mod records;
+pub mod records;
 pub mod tls;
 mod wire;
 mod ycsb;
 
-pub use client::TokioPostgres;
-pub use records::Own;
 use wire::TextRow;
 
 const SCHEMA: &str = "
@@ -49,7 +48,7 @@ const FIND: &str = "SELECT id, unique_id, created_by, updated_by, deleted_by, cr
     FROM dbcompare_records WHERE unique_id = $1";
 
 /// A connection to PostgreSQL over the client `C`.
-pub struct PostgresStore<C = Own> {
+pub struct PostgresStore<C> {
     conn: C,
     /// A local server's data directory, measured beside pg_database_size.
     data_dir: Option<std::path::PathBuf>,

@@ -4,7 +4,8 @@
 use anyhow::Result;
 use tokio_postgres::Client;
 
-use super::{PostgresStore, TokioPostgres};
+use super::PostgresStore;
+use super::client::TokioPostgres;
 use crate::store::PoolStore;
 use crate::workload::pool::{BenchRow, PoolTest};
 

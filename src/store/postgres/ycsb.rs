@@ -5,7 +5,8 @@ use anyhow::{Context, Result};
 use tokio_postgres::Statement;
 use tokio_postgres::types::ToSql;
 
-use super::{PostgresStore, TokioPostgres};
+use super::PostgresStore;
+use super::client::TokioPostgres;
 use crate::store::sql::{Placeholders, Prepared, YcsbStatements};
 use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
 use crate::workload::ycsb::OpKind;
