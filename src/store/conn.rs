@@ -150,23 +150,6 @@ impl<D: Decode> Conn<D> {
         Ok(Request { conn: self })
     }
 
-    /// The first message still to be read that `pick` keeps, waiting at most `within` for
-    /// it: what a server said before it closed the connection. `None` when there is none.
-    pub async fn leftover<T>(
-        &mut self,
-        within: Duration,
-        mut pick: impl FnMut(D::Frame) -> Option<T>,
-    ) -> Option<T> {
-        let read = tokio::time::timeout(within, async {
-            loop {
-                if let Some(kept) = pick(self.next().await.ok()?) {
-                    return Some(kept);
-                }
-            }
-        });
-        read.await.ok().flatten()
-    }
-
     /// Sends `goodbye` and shuts the socket down, when the connection can still be used
     /// (else it is simply dropped).
     pub async fn close(mut self, goodbye: &[u8]) -> Result<(), D::Error> {
@@ -185,18 +168,31 @@ pub struct Request<'a, D> {
 }
 
 impl<D: Decode> Request<'_, D> {
-    /// Writes `out` and flushes it. An error leaves the connection unusable.
+    /// Writes `out` and flushes it. An error is the connection's (for [`Request::finish`]).
     pub async fn send(&mut self, out: &[u8]) -> Result<(), D::Error> {
-        let sent = self.conn.write(out).await;
-        if let Err(e) = &sent {
-            self.conn.broken = Some(format!("{e:#}"));
-        }
-        sent
+        self.conn.write(out).await
     }
 
     /// The answer's next message.
     pub async fn next(&mut self) -> Result<D::Frame, D::Error> {
         self.conn.next().await
+    }
+
+    /// The first message still to be read that `pick` keeps, waiting at most `within` for
+    /// it: what a server said before it closed the connection. `None` when there is none.
+    pub async fn leftover<T>(
+        &mut self,
+        within: Duration,
+        mut pick: impl FnMut(D::Frame) -> Option<T>,
+    ) -> Option<T> {
+        let read = tokio::time::timeout(within, async {
+            loop {
+                if let Some(kept) = pick(self.conn.next().await.ok()?) {
+                    return Some(kept);
+                }
+            }
+        });
+        read.await.ok().flatten()
     }
 
     /// Ends the request with how reading its answer went: `Ok` when it was read to its end

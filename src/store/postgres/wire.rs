@@ -27,7 +27,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_postgres::config::{Config, Host, TargetSessionAttrs};
 use tokio_postgres::types::{IsNull, ToSql, Type};
 
-use crate::store::conn::{self, BoxedStream, Conn, Decode};
+use crate::store::conn::{self, BoxedStream, Conn, Decode, Request};
 use crate::store::tls::Tls;
 
 /// Binary, for every parameter and result column.
@@ -211,10 +211,10 @@ impl Wire {
     /// the connection stays usable.
     async fn exchange(&mut self, mut each: impl FnMut(Message) -> Result<()>) -> Result<()> {
         let mut request = self.conn.begin()?;
-        if let Err(e) = request.send(&self.out).await {
-            return Err(self.last_words(e).await);
-        }
         let read = async {
+            if let Err(e) = request.send(&self.out).await {
+                return Err(last_words(&mut request, e).await);
+            }
             let mut failed: Option<anyhow::Error> = None;
             loop {
                 match request.next().await? {
@@ -240,21 +240,18 @@ impl Wire {
         // the request's.
         request.finish(read)?
     }
+}
 
-    /// Why the server ended the connection, when a request could not be sent: the FATAL
-    /// error it sent before closing, if it is still to be read (waiting a moment for it),
-    /// else `e`.
-    async fn last_words(&mut self, e: anyhow::Error) -> anyhow::Error {
-        let said = self
-            .conn
-            .leftover(Duration::from_millis(500), |message| match message {
-                Message::ErrorResponse(body) => Some(server_error(&body).ok()),
-                _ => None,
-            });
-        match said.await.flatten() {
-            Some(error) => anyhow::Error::new(error).context("the server ended the connection"),
-            None => e,
-        }
+/// Why the server ended the connection, when a request could not be sent: the FATAL error
+/// it sent before closing, if it is still to be read (waiting a moment for it), else `e`.
+async fn last_words(request: &mut Request<'_, Messages>, e: anyhow::Error) -> anyhow::Error {
+    let said = request.leftover(Duration::from_millis(500), |message| match message {
+        Message::ErrorResponse(body) => Some(server_error(&body).ok()),
+        _ => None,
+    });
+    match said.await.flatten() {
+        Some(error) => anyhow::Error::new(error).context("the server ended the connection"),
+        None => e,
     }
 }
 

@@ -92,8 +92,8 @@ impl Direct {
         mut each: impl FnMut(usize, Value),
     ) -> RedisResult<()> {
         let mut request = self.conn.begin()?;
-        request.send(&self.out).await?;
         let read = async {
+            request.send(&self.out).await?;
             for index in 0..replies {
                 each(index, request.next().await?);
             }
