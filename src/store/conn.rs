@@ -119,7 +119,9 @@ impl<D: Decode> Conn<D> {
     /// The next message on the socket, read as far as it takes.
     pub async fn next(&mut self) -> Result<D::Frame, D::Error> {
         loop {
-            if let Some(frame) = self.decoder.decode(&mut self.input)? {
+            if !self.input.is_empty()
+                && let Some(frame) = self.decoder.decode(&mut self.input)?
+            {
                 return Ok(frame);
             }
             self.input.reserve(READ_AHEAD);
