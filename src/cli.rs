@@ -1,11 +1,12 @@
 //! The command line (clap derive). Parsing does no I/O; [`crate::plan`] resolves it.
 
-use std::num::NonZeroU64;
+use std::num::{NonZeroU32, NonZeroU64};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::workload::levels::Concurrency;
 use crate::workload::record::{DEFAULT_SEED, Size};
 
 /// Benchmark key/document stores side by side on the same workload and publish the tables.
@@ -239,6 +240,15 @@ pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
     }
 }
 
+/// A count of measured runs: 1 to 4,294,967,295.
+fn parse_runs(s: &str) -> Result<NonZeroU32, String> {
+    let n = parse_positive(s)?;
+    u32::try_from(n.get())
+        .ok()
+        .and_then(NonZeroU32::new)
+        .ok_or_else(|| format!("must be at most {}, not '{s}'", u32::MAX))
+}
+
 fn parse_scale(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 && f <= 100.0 => Ok(f),
@@ -260,6 +270,14 @@ pub enum Suite {
     /// YCSB's core workloads A to F (`--workload`, `--workload-file`, `--property`), every
     /// answer checked: throughput and latency percentiles per operation type.
     Ycsb,
+}
+
+impl std::fmt::Display for Suite {
+    /// Its name on the command line and in run.json: `classic`, `ycsb`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let value = self.to_possible_value().expect("no suite is skipped");
+        f.write_str(value.get_name())
+    }
 }
 
 #[derive(Debug, Clone, Args)]
@@ -311,13 +329,18 @@ pub struct RunArgs {
     pub warmup_runs: u32,
 
     /// Measured runs of the whole suite; every figure is their median (with min and max).
-    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_positive)]
-    pub runs: NonZeroU64,
+    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_runs)]
+    pub runs: NonZeroU32,
 
     /// Concurrency levels of the search phases: a comma list of task counts, each task on
     /// its own connection (inserts stay on one connection, as in the blog).
-    #[arg(long, value_name = "LEVELS", value_delimiter = ',', default_value = "1", value_parser = parse_positive)]
-    pub concurrency: Vec<NonZeroU64>,
+    #[arg(
+        long,
+        value_name = "LEVELS",
+        value_delimiter = ',',
+        default_value = "1"
+    )]
+    pub concurrency: Vec<Concurrency>,
 
     /// Client threads, each running one event loop that drives its own connections
     /// (connection i on loop i mod N, no work stealing). By default 1, one event loop, like

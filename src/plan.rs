@@ -2,7 +2,6 @@
 //! anything starts: which stores, and for each where its server comes from.
 
 use std::collections::{BTreeMap, HashSet};
-use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -16,18 +15,15 @@ use crate::store::url::{StoreUrl, mask_userinfo};
 use crate::suite::classic::ClassicPlan;
 use crate::suite::classic::rendezvous::Rendezvous;
 use crate::suite::driver::DriverPlan;
-use crate::suite::pool::PoolPlan;
+use crate::suite::pool::{PoolPlan, SEED_LEVEL};
 use crate::suite::ycsb::YcsbPlan;
+use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::ycsb::{Workload, properties};
 
 /// Concurrency levels in the order given, each once.
-fn dedup_levels(levels: &[std::num::NonZeroU64]) -> Vec<u32> {
+fn dedup_levels(levels: &[Concurrency]) -> Vec<Concurrency> {
     let mut seen = HashSet::new();
-    levels
-        .iter()
-        .map(|l| l.get().min(u64::from(u32::MAX)) as u32)
-        .filter(|l| seen.insert(*l))
-        .collect()
+    levels.iter().copied().filter(|l| seen.insert(*l)).collect()
 }
 
 /// Where a store's server comes from.
@@ -232,8 +228,11 @@ impl RunPlan {
             (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
         };
         let workloads = ycsb_workloads(args)?;
-        let runs = u32::try_from(args.runs.get())
-            .map_err(|_| UsageError::new(format!("--runs: at most {} runs", u32::MAX)))?;
+        let repetitions = Repetitions {
+            warmup: args.warmup_runs,
+            measured: args.runs,
+        };
+        let levels = dedup_levels(&args.concurrency);
         for size in &args.sizes {
             if size
                 .records
@@ -272,7 +271,7 @@ impl RunPlan {
             return Err(UsageError::new(format!(
                 "--retries: the classic suite retries on a new connection; the {} suite \
                  fails a phase at its first error",
-                format!("{:?}", args.suite).to_lowercase()
+                args.suite
             )));
         }
         Ok(RunPlan {
@@ -282,30 +281,31 @@ impl RunPlan {
                 sizes: args.sizes.clone(),
                 searches_per_insert: args.searches_per_insert.get(),
                 seed: args.seed,
-                warmup_runs: args.warmup_runs,
-                runs,
-                concurrency: dedup_levels(&args.concurrency),
+                repetitions,
+                concurrency: levels.clone(),
                 rate: args.rate.map(|r| r.get() as f64),
                 retries: args.retries,
                 rendezvous,
             },
             driver: DriverPlan {
                 scale: args.scale,
-                warmup_runs: args.warmup_runs,
-                runs,
+                repetitions,
             },
             pool: PoolPlan {
                 seed: args.seed,
-                warmup_runs: args.warmup_runs,
-                runs,
-                concurrency: dedup_levels(&args.concurrency),
+                repetitions,
+                // The seed's 50 connections and workers, unless other levels are asked for.
+                concurrency: if levels == [Concurrency::ONE] {
+                    vec![SEED_LEVEL]
+                } else {
+                    levels.clone()
+                },
             },
             ycsb: YcsbPlan {
                 workloads,
                 seed: args.seed,
-                warmup_runs: args.warmup_runs,
-                runs,
-                concurrency: dedup_levels(&args.concurrency),
+                repetitions,
+                concurrency: levels,
                 rate: args.rate.map(|r| r.get() as f64),
             },
             out: args.out.clone(),
@@ -342,10 +342,19 @@ impl RunPlan {
             .collect()
     }
 
+    /// The concurrency levels the suite runs at (the driver suite's are its tests').
+    pub fn levels(&self) -> &[Concurrency] {
+        match self.suite {
+            Suite::Pool => &self.pool.concurrency,
+            Suite::Ycsb => &self.ycsb.concurrency,
+            Suite::Classic | Suite::Driver => &self.classic.concurrency,
+        }
+    }
+
     /// The part of the plan a report carries.
     pub fn summary(&self) -> PlanSummary {
         PlanSummary {
-            suite: format!("{:?}", self.suite).to_lowercase(),
+            suite: self.suite.to_string(),
             scale: (self.suite == Suite::Driver).then_some(self.driver.scale),
             stores: self
                 .stores
@@ -356,9 +365,9 @@ impl RunPlan {
             searches_per_insert: self.classic.searches_per_insert,
             seed: self.classic.seed,
             durability: self.durability.name().to_string(),
-            warmup_runs: self.classic.warmup_runs,
-            runs: self.classic.runs,
-            concurrency: self.classic.concurrency.clone(),
+            warmup_runs: self.classic.repetitions.warmup,
+            runs: self.classic.repetitions.measured.get(),
+            concurrency: self.levels().iter().map(|l| l.get()).collect(),
             rate: self.classic.rate,
             client_threads: Some(self.client_threads as u32),
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
@@ -492,9 +501,9 @@ fn ycsb_workloads(args: &RunArgs) -> Result<Vec<Workload>, UsageError> {
 fn default_client_threads(
     suite: Suite,
     stores: &[(StoreKind, Target)],
-    levels: &[NonZeroU64],
+    levels: &[Concurrency],
 ) -> usize {
-    let mut highest = levels.iter().map(|l| l.get()).max().unwrap_or(1) as usize;
+    let mut highest = levels.iter().map(|l| l.tasks()).max().unwrap_or(1);
     if suite == Suite::Driver {
         highest = highest.max(16);
     }

@@ -235,7 +235,7 @@ async fn run_store(
         match plan.suite {
             Suite::Classic => classic::run(&clients, workload, result, observer).await,
             Suite::Driver => driver::run(&clients, &plan.driver, result, observer).await,
-            Suite::Pool => pool::run(clients.connector(), &plan.pool, result, observer).await,
+            Suite::Pool => pool::run(&clients, &plan.pool, result, observer).await,
             Suite::Ycsb => ycsb::run(&clients, &plan.ycsb, result, observer).await,
         }
     };

@@ -11,6 +11,7 @@ use hdrhistogram::Histogram;
 
 use crate::report::model::{Latency, PhaseKind, PhaseResult, RunFigures};
 use crate::report::stats::Spread;
+use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 
 mod alloc;
@@ -175,7 +176,7 @@ impl Errors {
 pub struct PhaseRun {
     pub kind: PhaseKind,
     pub size: Size,
-    pub concurrency: u32,
+    pub concurrency: Concurrency,
     pub ops: u64,
     pub errors: BTreeMap<String, u64>,
     pub incomplete: bool,
@@ -316,7 +317,7 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
     PhaseResult {
         kind: first.kind,
         size: first.size.clone(),
-        concurrency: first.concurrency,
+        concurrency: first.concurrency.get(),
         operation: None,
         ops: first.ops,
         errors: errors.values().sum(),
@@ -367,8 +368,8 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
 
 /// Groups runs by phase (kind, size, concurrency), in first-run order, and aggregates each.
 pub fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
-    let mut order: Vec<(PhaseKind, String, u32)> = Vec::new();
-    let mut groups: BTreeMap<(PhaseKind, String, u32), Vec<PhaseRun>> = BTreeMap::new();
+    let mut order: Vec<(PhaseKind, String, Concurrency)> = Vec::new();
+    let mut groups: BTreeMap<(PhaseKind, String, Concurrency), Vec<PhaseRun>> = BTreeMap::new();
     for r in runs {
         let key = (r.kind, r.size.name.clone(), r.concurrency);
         if !groups.contains_key(&key) {
@@ -427,7 +428,7 @@ mod tests {
         PhaseRun {
             kind: PhaseKind::Search,
             size: "micro".parse().unwrap(),
-            concurrency: 1,
+            concurrency: Concurrency::ONE,
             ops: latencies_us.len() as u64,
             errors: if errors > 0 {
                 BTreeMap::from([("wrong record".to_string(), errors)])

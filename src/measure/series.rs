@@ -66,6 +66,11 @@ impl Series {
         }
     }
 
+    /// When the series starts (its first interval's beginning).
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
     fn interval_ns(shift: u32) -> f64 {
         1e9 / f64::from(1u32 << FINEST_SHIFT) * f64::from(1u32 << shift)
     }
