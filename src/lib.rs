@@ -17,8 +17,11 @@
 //!   stores, where each one's server comes from).
 //! - [`console`]: lines and progress bars while a run goes.
 //! - [`cli`]: the command line (clap derive), no I/O.
-//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete),
-//!   one launcher per server.
+//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete):
+//!   `server/mod.rs` picks the launcher for a store and owns the running server; one
+//!   launcher per server below it; their toolkit (the installation, the process, the
+//!   registry a second Ctrl-C empties, certificates, the marks a killed run leaves) below
+//!   them.
 //! - [`suite`]: the suites' runners (classic, driver, pool, YCSB), the client's event loops,
 //!   open-loop pacing and the stall watchdog.
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting

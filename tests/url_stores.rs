@@ -318,6 +318,9 @@ macro_rules! real_server_tests {
 
         /// The stores with real-server tests in this file.
         const REAL_SERVER_TESTED: &[StoreKind] = &[$($kind),+];
+
+        /// The cfg each store's tests run under, in the order of [`REAL_SERVER_TESTED`].
+        const REAL_SERVER_CFGS: &[&str] = &[$(stringify!($cfg)),+];
     };
 }
 
@@ -371,6 +374,48 @@ fn every_store_without_a_local_server_has_real_server_tests() {
             url_only,
             "{kind}: a store dbcompare starts no server of has its real-server tests in \
              real_server_tests! (and its cfg in build.rs), and only such a store"
+        );
+    }
+}
+
+/// The stores `build.rs` sets a `cfg(<store>_url)` for: the names in its `URL_ONLY`.
+fn build_rs_url_only() -> Vec<String> {
+    let build = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("build.rs"))
+        .unwrap();
+    let (_, list) = build
+        .split_once("const URL_ONLY")
+        .expect("build.rs lists the URL-only stores in URL_ONLY");
+    let list = &list[..list.find(';').expect("URL_ONLY ends with ';'")];
+    list.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `build.rs` sets the cfg of every store dbcompare starts no server of, and of no other
+/// store; each store's tests here run under its own cfg.
+#[test]
+fn build_rs_sets_the_cfg_of_every_store_without_a_local_server() {
+    let mut listed = build_rs_url_only();
+    listed.sort();
+    let mut url_only: Vec<&str> = StoreKind::all()
+        .iter()
+        .filter(|kind| kind.server().is_some_and(|s| s.launcher.is_none()))
+        .map(|kind| kind.name())
+        .collect();
+    url_only.sort();
+    assert_eq!(
+        listed, url_only,
+        "build.rs's URL_ONLY names the stores dbcompare starts no server of (launcher: None \
+         in src/catalog.rs)"
+    );
+    for (kind, cfg) in REAL_SERVER_TESTED.iter().zip(REAL_SERVER_CFGS) {
+        assert_eq!(
+            *cfg,
+            format!("{}_url", kind.name()),
+            "{kind}: its tests run under cfg({}_url), which build.rs sets",
+            kind.name()
         );
     }
 }

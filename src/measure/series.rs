@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
+use super::alloc::uncounted;
 use crate::report::model::{Series as SeriesFigures, SeriesPoint};
 
 /// Coarsen while there are more points than this (and the interval is under a second).
@@ -87,11 +88,11 @@ impl Series {
     pub fn record(&mut self, end: Instant, latency: Duration) {
         let mut i = self.index(end);
         while i >= MAX_POINTS && self.shift < FINEST_SHIFT {
-            super::uncounted(|| self.coarsen());
+            uncounted(|| self.coarsen());
             i = self.index(end);
         }
         if i >= self.intervals.len() {
-            super::uncounted(|| self.intervals.resize_with(i + 1, Interval::default));
+            uncounted(|| self.intervals.resize_with(i + 1, Interval::default));
         }
         let interval = &mut self.intervals[i];
         interval.ops += 1;
@@ -100,7 +101,7 @@ impl Series {
             .latency
             .get_or_insert_with(|| {
                 // The tool's own recording: not the client's cost of an operation.
-                super::uncounted(|| {
+                uncounted(|| {
                     Histogram::new_with_bounds(1, MAX_LATENCY_US, 2)
                         .expect("static histogram bounds are valid")
                 })
