@@ -1,6 +1,6 @@
 //! The command line (clap derive). Parsing does no I/O; [`crate::plan`] resolves it.
 
-use std::num::{NonZeroU32, NonZeroU64};
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -240,15 +240,6 @@ pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
     }
 }
 
-/// A count of measured runs: 1 to 4,294,967,295.
-fn parse_runs(s: &str) -> Result<NonZeroU32, String> {
-    let n = parse_positive(s)?;
-    u32::try_from(n.get())
-        .ok()
-        .and_then(NonZeroU32::new)
-        .ok_or_else(|| format!("must be at most {}, not '{s}'", u32::MAX))
-}
-
 fn parse_scale(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 && f <= 100.0 => Ok(f),
@@ -329,8 +320,8 @@ pub struct RunArgs {
     pub warmup_runs: u32,
 
     /// Measured runs of the whole suite; every figure is their median (with min and max).
-    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_runs)]
-    pub runs: NonZeroU32,
+    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_positive)]
+    pub runs: NonZeroU64,
 
     /// Concurrency levels of the search phases: a comma list of task counts, each task on
     /// its own connection (inserts stay on one connection, as in the blog).

@@ -2,6 +2,7 @@
 //! anything starts: which stores, and for each where its server comes from.
 
 use std::collections::{BTreeMap, HashSet};
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -228,9 +229,13 @@ impl RunPlan {
             (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
         };
         let workloads = ycsb_workloads(args)?;
+        let measured = u32::try_from(args.runs.get())
+            .ok()
+            .and_then(NonZeroU32::new)
+            .ok_or_else(|| UsageError::new(format!("--runs: at most {} runs", u32::MAX)))?;
         let repetitions = Repetitions {
             warmup: args.warmup_runs,
-            measured: args.runs,
+            measured,
         };
         let levels = dedup_levels(&args.concurrency);
         for size in &args.sizes {

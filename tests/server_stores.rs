@@ -324,12 +324,11 @@ async fn mysql_size_grows_with_data() {
 
 async fn pool_suite(kind: StoreKind) -> dbcompare::report::model::StoreResult {
     let server = common::start(kind, Durability::Durable);
-    let connect = || async { Ok(common::connect_for_drivers(&server, Durability::Durable).await) };
+    let connect = common::clients(common::connector_for_drivers(&server, Durability::Durable));
     let plan = dbcompare::suite::pool::PoolPlan {
         seed: 5,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![4, 50],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[4, 50]),
     };
     let mut result = StoreResult::new(kind.name());
     dbcompare::suite::pool::run(&connect, &plan, &mut result, &mut dbcompare::suite::Silent)
@@ -485,9 +484,8 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
     .await;
     let plan = dbcompare::suite::pool::PoolPlan {
         seed: 5,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![50],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[50]),
     };
     let sizes = dbcompare::workload::pool::PoolSizes {
         rows: 2_000,
@@ -496,7 +494,7 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
     };
     let mut result = StoreResult::new(kind.name());
     dbcompare::suite::pool::run_sized(
-        &common::connector_for_drivers(&server, Durability::Relaxed),
+        &common::clients(common::connector_for_drivers(&server, Durability::Relaxed)),
         &plan,
         sizes,
         &mut result,

@@ -179,21 +179,20 @@ async fn driver_suite_on<C: Connect<Store: DriverStore> + Send + 'static>(
 /// The pool suite at these sizes (Concurrent Queries and Connection Pool at 4 and 50 at
 /// once): `applicable` says whether the store has it at all. Every test is measured with
 /// zero errors (every answer is compared with the rows loaded).
-async fn pool_suite_on<C: Connect<Store: PoolStore>>(
-    connect: &C,
+async fn pool_suite_on<C: Connect<Store: PoolStore> + Send + 'static>(
+    connect: C,
     name: &str,
     sizes: PoolSizes,
     applicable: bool,
 ) -> StoreResult {
     let plan = PoolPlan {
         seed: 5,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![4, 50],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[4, 50]),
     };
     let mut result = StoreResult::new(name);
     run_sized(
-        connect,
+        &common::clients(connect),
         &plan,
         sizes,
         &mut result,
@@ -247,10 +246,8 @@ async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str
 
 /// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
 async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
-    let connect = || async {
-        Ok(common::connect_url(kind, &url(kind, "pool"), Durability::Durable, None).await)
-    };
-    pool_suite_on(&connect, kind.name(), PoolSizes::SEED, applicable).await;
+    let connect = common::connector_url(kind, &url(kind, "pool"), Durability::Durable, None);
+    pool_suite_on(connect, kind.name(), PoolSizes::SEED, applicable).await;
 }
 
 /// YCSB's six workloads at a small size on the server at the store's URL.
@@ -599,15 +596,13 @@ fn check_mongodb(url: &str) -> (Option<i32>, String) {
 /// servers scan or write through slowly; the seed's 100,000 are for a real server): every
 /// test measured with zero errors.
 async fn mongodb_pool_suite(url: &str, name: &str) -> StoreResult {
-    let connect = || async {
-        Ok(common::connect_url(StoreKind::Mongodb, url, Durability::Durable, None).await)
-    };
+    let connect = common::connector_url(StoreKind::Mongodb, url, Durability::Durable, None);
     let sizes = PoolSizes {
         rows: 2_000,
         large_result: 660,
         batch_rows: 1_000,
     };
-    pool_suite_on(&connect, name, sizes, true).await
+    pool_suite_on(connect, name, sizes, true).await
 }
 
 /// A running SecantusDB with its data in a temporary directory, stopped on drop.

@@ -85,9 +85,8 @@ async fn tampered(w: Workload, sql: impl FnOnce(&Workload) -> String) -> (String
     let plan = YcsbPlan {
         workloads: vec![w.clone()],
         seed: 3,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![1],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[1]),
         rate: None,
     };
     let mut observer = BehindTheBack {

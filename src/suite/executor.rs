@@ -391,6 +391,12 @@ where
     // Progress from a thread: a timer on the run's loop would time every wait for an answer.
     let mut ticker = Ticker::start(TICK)?;
     let taken: Vec<O::Conn> = conns.drain(..tasks).collect();
+    // What the phase needs is allocated before its clocks start: the allocations counted
+    // (and their sites) are the operations'.
+    let mut status = Status::new(phase);
+    let mut outcomes = Vec::with_capacity(tasks);
+    let mut states = Vec::with_capacity(tasks);
+    let mut returned = Vec::with_capacity(tasks);
     let meter = Meter::start();
     if let Err(e) = op.open().await {
         let mut rest = std::mem::take(conns);
@@ -420,21 +426,20 @@ where
         })
         .collect();
     let _abort = AbortOnDrop::new(&handles);
-    let mut joined = futures::future::join_all(handles);
-    let mut status = Status::new(phase);
-    let outcomes = loop {
-        tokio::select! {
-            outcomes = &mut joined => break outcomes,
-            _ = ticker.tick() => status.tick(&live, observer),
-        }
-    };
+    for mut handle in handles {
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut handle => break outcome,
+                _ = ticker.tick() => status.tick(&live, observer),
+            }
+        };
+        outcomes.push(outcome);
+    }
     let mut recorder = Recorder::new(meter.started());
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;
     let (mut stopped, mut retries, mut calls) = (false, 0, 0);
     let mut open_loop: Option<OpenLoopRun> = None;
-    let mut states = Vec::with_capacity(tasks);
-    let mut returned = Vec::with_capacity(tasks);
     let mut panicked = None;
     for outcome in outcomes {
         match outcome {

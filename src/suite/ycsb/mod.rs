@@ -124,16 +124,8 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
     let load: Vec<Op> = (0..first.record_count as i64)
         .map(|key| Op::Insert { key })
         .collect();
-    let ran = execute(
-        clients,
-        connections,
-        first,
-        &truth,
-        load,
-        (level, None),
-        observer,
-    )
-    .await?;
+    let how = ("load", level, None);
+    let ran = execute(clients, connections, first, &truth, load, how, observer).await?;
     measured.extend(ran.runs);
     result.phases = phases(&measured, &operations);
     observer.phases_recorded(result);
@@ -163,7 +155,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
             }
         }
         ops.retain(|op| !lacking.contains(&op.kind()));
-        let how = (level, plan.rate);
+        let how = (w.name.as_str(), level, plan.rate);
         let ran = execute(clients, connections, w, &truth, ops, how, observer).await?;
         if rep.counted() || ran.failure.is_some() {
             measured.extend(ran.runs);
@@ -225,10 +217,9 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     workload: &Workload,
     truth: &Arc<Truth>,
     ops: Vec<Op>,
-    (concurrency, rate): (Concurrency, Option<f64>),
+    (name, concurrency, rate): (&str, Concurrency, Option<f64>),
     observer: &mut dyn Observer,
 ) -> Result<Ran> {
-    let name = &workload.name;
     let total_ops = ops.len() as u64;
     let size = Size {
         name: name.to_string(),
