@@ -16,7 +16,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::human_size;
+use super::format::human_size;
 use super::model::{PhaseKind, PhaseResult, Report, Series, StoreResult};
 use crate::catalog::StoreKind;
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::human_size;
+use super::format::human_size;
 use super::model::{PhaseKind, Report, RunStatus, StoreResult};
 use super::text::{PHASE_HEADERS, STORE_HEADERS, runs_block, store_header, store_lines, store_row};
 

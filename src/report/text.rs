@@ -3,9 +3,9 @@
 
 use std::fmt::Write;
 
+use super::format::{human_size, human_us};
 use super::model::{Floor, PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
 use super::stats::Spread;
-use super::{human_size, human_us};
 use crate::workload::driver::DriverTest;
 use crate::workload::pool::PoolTest;
 

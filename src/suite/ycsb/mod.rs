@@ -320,7 +320,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
                     let p99 = live.lock().map_or(0.0, |h| measure::latency(&h).p99);
                     observer.status(&format!(
                         "{name}: {n} of {total_ops} operations, {rate:.0} ops/s over the last \
-                         {}s, p99 so far {} us", STATUS_EVERY.as_secs(), crate::report::human_us(p99)
+                         {}s, p99 so far {} us", STATUS_EVERY.as_secs(), crate::report::format::human_us(p99)
                     ));
                     last_status = (tokio::time::Instant::now(), n);
                 }
