@@ -15,13 +15,17 @@ pub mod blog;
 pub mod chart;
 pub mod compare;
 pub mod csv;
+pub mod facts;
 pub mod format;
 pub mod html;
 pub mod json;
+pub mod lines;
 pub mod markdown;
 pub mod model;
 pub mod stats;
+pub mod tables;
 pub mod text;
+pub mod warnings;
 
 /// The subdirectory of `--out` the charts go to (results.md links them there).
 pub const CHARTS_DIR: &str = "charts";
