@@ -1,6 +1,15 @@
 //! Reports: the model (`run.json`), its renderers (text, markdown, HTML, CSV, JSON, SVG
-//! charts: pure functions of a [`model::Report`], no I/O), the comparison of two runs, and
-//! [`OutputDir`], the one place that writes files.
+//! charts: pure functions of a [`model::Report`], no I/O), the comparison of two runs, the
+//! merge of N load clients' runs, and [`OutputDir`], the one place that writes files.
+//!
+//! From the top floor down: this file (it writes what the renderers make); the renderers
+//! ([`text`], [`markdown`], [`html`], [`csv`], [`json`], [`chart`]: none imports another),
+//! [`compare`], and [`merge`] (which loads runs through [`json`]); what they share: the
+//! recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
+//! blog's lines ([`lines`]), the warnings a phase's figures give ([`warnings`]), the blog's
+//! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]); and on the
+//! ground floor the number formats ([`format`]), the statistics of repeated figures
+//! ([`stats`]) and the model ([`model`]).
 
 use std::fs;
 use std::io::Write;
@@ -21,6 +30,7 @@ pub mod html;
 pub mod json;
 pub mod lines;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod stats;
 pub mod tables;
