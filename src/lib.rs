@@ -10,7 +10,6 @@
 //! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
 //! - [`saved`]: the commands on saved runs (`report`, `compare`, `merge`, `schema`): no
 //!   database.
-//! - [`merge`][mod@merge]: N load clients' runs (`--client K/N`) as one.
 //! - [`setup`]: where a store runs, made ready (its throw-away server started, its
 //!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
@@ -29,9 +28,12 @@
 //!   round trip, durable write).
 //! - [`store`]: the [`store::Store`] trait and the suites' capability traits, the registry
 //!   of adapters ([`store::registry`]), URLs ([`store::url`]), one folder per store.
-//! - [`report`]: the `run.json` model and its schema, its renderers (text, markdown, HTML,
-//!   CSV, JSON, SVG charts: no I/O), the statistics of repeated figures, the comparison of
-//!   two runs, and the one place that writes files.
+//! - [`report`]: the `run.json` model and its schema ([`report::model`]), its renderers
+//!   (text, markdown, HTML, CSV, JSON, SVG charts in [`report::chart`]: no I/O) over what
+//!   they share (the blog's lines, the recap tables' rows, the run's facts, the warnings,
+//!   the number formats in [`report::format`]), the statistics of repeated figures, the
+//!   comparison of two runs, N load clients' runs (`--client K/N`) merged as one
+//!   ([`report::merge`]), and the one place that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
 //!   generators and values.
@@ -53,7 +55,6 @@ pub mod interrupt;
 pub mod liveness;
 pub mod machine;
 pub mod measure;
-pub mod merge;
 pub mod plan;
 pub mod report;
 pub mod run;

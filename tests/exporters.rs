@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use dbcompare::machine::Machine;
 use dbcompare::report::model::*;
-use dbcompare::report::{compare, csv, html, json, markdown, text};
+use dbcompare::report::{compare, csv, html, json, lines, markdown, text};
 use dbcompare::workload::record::Size;
 
 fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> PhaseResult {
@@ -632,7 +632,7 @@ fn series_csv_and_the_warnings_it_shows() {
         rows[30],
         "classic,sqlite,search,tiny,1,1,290,10,25,0,5000,2.5,9,40,295"
     );
-    let lines = text::store_lines(&report.stores[0]);
+    let lines = lines::store_lines(&report.stores[0]);
     assert!(
         lines
             .iter()
@@ -651,18 +651,21 @@ fn latencies_read_as_multiples_of_the_machines_floor() {
     let (sqlite, other) = (&report.stores[0], &report.stores[1]);
     // A durable insert over the fsync floor: 380 us / 190 us.
     assert_eq!(
-        text::floor_multiple(floor, sqlite, &sqlite.phases[0]).as_deref(),
+        lines::floor_multiple(floor, sqlite, &sqlite.phases[0]).as_deref(),
         Some("2.0x fsync")
     );
     // An embedded store's search pays no round trip: no multiple.
-    assert_eq!(text::floor_multiple(floor, sqlite, &sqlite.phases[2]), None);
+    assert_eq!(
+        lines::floor_multiple(floor, sqlite, &sqlite.phases[2]),
+        None
+    );
     // A server store's search at concurrency 1 over the loopback round trip: 19.5 / 17.
     assert_eq!(
-        text::floor_multiple(floor, other, &other.phases[2]).as_deref(),
+        lines::floor_multiple(floor, other, &other.phases[2]).as_deref(),
         Some("1.1x rtt")
     );
     // Without a floor (--no-floor), nothing.
-    assert_eq!(text::floor_multiple(None, sqlite, &sqlite.phases[0]), None);
+    assert_eq!(lines::floor_multiple(None, sqlite, &sqlite.phases[0]), None);
     let md = markdown::render(&report);
     assert!(
         md.contains(
@@ -704,7 +707,7 @@ fn a_phase_whose_client_ran_out_of_cpu_is_client_bound() {
         "{md}"
     );
     assert!(
-        text::store_lines(&report.stores[1])
+        lines::store_lines(&report.stores[1])
             .iter()
             .any(|l| l.contains("CLIENT-BOUND: "))
     );

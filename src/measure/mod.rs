@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::report::model::{Latency, PhaseKind, PhaseResult, RunFigures};
+use crate::report::model::{MAX_LATENCY_NS, PhaseKind, PhaseResult, RunFigures, empty_histogram};
 use crate::report::stats::Spread;
 use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
@@ -22,11 +22,7 @@ pub mod sites;
 pub use alloc::{CountingAlloc, allocations, uncounted};
 pub use series::Series;
 
-pub use crate::report::model::{decode_histogram, encode_histogram};
-
-/// Highest latency the histogram holds exactly: one hour, in nanoseconds. Longer ones are
-/// clamped to it (and still counted).
-const MAX_LATENCY_NS: u64 = 3_600_000_000_000;
+pub use crate::report::model::{decode_histogram, encode_histogram, latency};
 
 /// Process CPU time (user + system, all threads) so far.
 pub fn process_cpu_time() -> Duration {
@@ -60,9 +56,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 /// A latency histogram in nanoseconds, 3 significant digits, up to one hour. The tool's
 /// own recording: its memory is not counted as the client's (see [`uncounted`]).
 pub fn new_histogram() -> Histogram<u64> {
-    uncounted(|| {
-        Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
-    })
+    uncounted(empty_histogram)
 }
 
 /// Records one latency into a histogram made by [`new_histogram`].
@@ -128,25 +122,6 @@ impl Recorder {
 
     pub fn is_empty(&self) -> bool {
         self.histogram.is_empty()
-    }
-}
-
-/// Latency percentiles of a histogram in nanoseconds, in microseconds.
-pub fn latency(h: &Histogram<u64>) -> Latency {
-    if h.is_empty() {
-        return Latency::default();
-    }
-    let us = |ns: u64| ns as f64 / 1000.0;
-    Latency {
-        min: us(h.min()),
-        mean: h.mean() / 1000.0,
-        p50: us(h.value_at_quantile(0.50)),
-        p90: us(h.value_at_quantile(0.90)),
-        p95: us(h.value_at_quantile(0.95)),
-        p99: us(h.value_at_quantile(0.99)),
-        p999: us(h.value_at_quantile(0.999)),
-        p9999: us(h.value_at_quantile(0.9999)),
-        max: us(h.max()),
     }
 }
 

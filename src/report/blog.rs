@@ -160,7 +160,7 @@ pub fn reference_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)
     }
     let mut sizes = vec!["initial / final size".to_string()];
     for (s, b) in &stores {
-        let size = |v: Option<u64>| v.map_or_else(|| "-".into(), super::human_size);
+        let size = |v: Option<u64>| v.map_or_else(|| "-".into(), super::format::human_size);
         sizes.push(format!(
             "{} / {}",
             size(s.initial_size_bytes),

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use super::human_us;
+use super::format::{human_size, human_us};
 use super::model::{PhaseKind, PhaseResult, Report, StoreResult};
 use super::stats::{Estimate, Welch};
 
@@ -336,8 +336,8 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
     differ("cores", m.cores.to_string(), n.cores.to_string(), true);
     differ(
         "memory",
-        super::human_size(m.memory_bytes),
-        super::human_size(n.memory_bytes),
+        human_size(m.memory_bytes),
+        human_size(n.memory_bytes),
         true,
     );
     differ("OS", m.os.clone(), n.os.clone(), true);

@@ -80,7 +80,7 @@ pub fn render(report: &Report) -> String {
             let l = &p.latency_us;
             let spread = Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>());
             let opt = |v: Option<f64>| v.map(figure).unwrap_or_default();
-            let multiple = super::text::floor_ratio(report.floor.as_ref(), s, p);
+            let multiple = super::lines::floor_ratio(report.floor.as_ref(), s, p);
             let mut row = store_cells.to_vec();
             row.extend([
                 p.kind.label().to_lowercase(),

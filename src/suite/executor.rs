@@ -27,7 +27,7 @@ use super::ticker::Ticker;
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
 use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun, Recorder};
-use crate::report::human_us;
+use crate::report::format::human_us;
 use crate::report::model::PhaseKind;
 use crate::workload::levels::{Concurrency, Repetition};
 use crate::workload::record::Size;
