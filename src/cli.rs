@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::catalog::Suite;
 use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::workload::levels::Concurrency;
 use crate::workload::record::{DEFAULT_SEED, Size};
@@ -244,30 +245,6 @@ fn parse_scale(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(f) if f.is_finite() && f > 0.0 && f <= 100.0 => Ok(f),
         _ => Err(format!("must be a number above 0 (at most 100), not '{s}'")),
-    }
-}
-
-/// The suite to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Suite {
-    /// The blog's sequence: INSERT micro/tiny/small one per transaction, then 40 x N searches.
-    Classic,
-    /// Driver micro-benchmarks after the Go SQL driver benchmark: tiny queries, large
-    /// values, prepared and concurrent (1 to 16), with allocations per query.
-    Driver,
-    /// After the asyncmy suite: a large result set, 50 concurrent connections, a
-    /// connection pool, a batch insert, on a 100,000-row table.
-    Pool,
-    /// YCSB's core workloads A to F (`--workload`, `--workload-file`, `--property`), every
-    /// answer checked: throughput and latency percentiles per operation type.
-    Ycsb,
-}
-
-impl std::fmt::Display for Suite {
-    /// Its name on the command line and in run.json: `classic`, `ycsb`.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let value = self.to_possible_value().expect("no suite is skipped");
-        f.write_str(value.get_name())
     }
 }
 

@@ -359,7 +359,7 @@ impl RunPlan {
     /// The part of the plan a report carries.
     pub fn summary(&self) -> PlanSummary {
         PlanSummary {
-            suite: self.suite.to_string(),
+            suite: self.suite,
             scale: (self.suite == Suite::Driver).then_some(self.driver.scale),
             stores: self
                 .stores
@@ -371,8 +371,8 @@ impl RunPlan {
             seed: self.classic.seed,
             durability: self.durability.name().to_string(),
             warmup_runs: self.classic.repetitions.warmup,
-            runs: self.classic.repetitions.measured.get(),
-            concurrency: self.levels().iter().map(|l| l.get()).collect(),
+            runs: self.classic.repetitions.measured,
+            concurrency: self.levels().to_vec(),
             rate: self.classic.rate,
             client_threads: Some(self.client_threads as u32),
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),

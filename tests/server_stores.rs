@@ -343,7 +343,7 @@ async fn pool_suite_runs_every_test(kind: StoreKind) {
     let names: Vec<(&str, u32)> = result
         .phases
         .iter()
-        .map(|p| (p.size.name.as_str(), p.concurrency))
+        .map(|p| (p.size.name.as_str(), p.concurrency.get()))
         .collect();
     assert_eq!(
         names,

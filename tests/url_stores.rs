@@ -217,7 +217,7 @@ async fn pool_suite_on<C: Connect<Store: PoolStore> + Send + 'static>(
     let measured: Vec<(&str, u32, u64)> = result
         .phases
         .iter()
-        .map(|p| (p.size.name.as_str(), p.concurrency, p.ops))
+        .map(|p| (p.size.name.as_str(), p.concurrency.get(), p.ops))
         .collect();
     assert_eq!(
         measured,

@@ -38,7 +38,16 @@ async fn sqlite_runs_the_six_core_workloads() {
     let result = common::ycsb_small(sqlite_at(&dir.path().join("y.sqlite")), "sqlite", &[]).await;
     // As in YCSB, workload F's read-modify-writes count as reads and updates too: every
     // operation of F reads.
-    let f = |name: &str| result.phase_at(PhaseKind::Ycsb, name, 1).unwrap().ops;
+    let f = |name: &str| {
+        result
+            .phase_at(
+                PhaseKind::Ycsb,
+                name,
+                dbcompare::workload::levels::Concurrency::ONE,
+            )
+            .unwrap()
+            .ops
+    };
     assert!(
         f("f READ-MODIFY-WRITE") > 100,
         "{}",

@@ -292,7 +292,7 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
     PhaseResult {
         kind: first.kind,
         size: first.size.clone(),
-        concurrency: first.concurrency.get(),
+        concurrency: first.concurrency,
         operation: None,
         ops: first.ops,
         errors: errors.values().sum(),

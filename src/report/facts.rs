@@ -7,6 +7,8 @@ use std::fmt::Write;
 use super::format::human_size;
 use super::lines::floor_line;
 use super::model::Report;
+use crate::catalog::Suite;
+use crate::workload::levels::Concurrency;
 
 /// What the run was and where it ran, a line each (with markdown code spans): shared by
 /// results.md and report.html.
@@ -24,7 +26,7 @@ pub fn run_facts(report: &Report) -> Vec<String> {
         report.tool.version,
         p.suite,
         p.stores.join(", "),
-        if p.suite == "classic" {
+        if p.suite == Suite::Classic {
             format!(
                 "sizes {}, {} searches per inserted record, ",
                 sizes.join(", "),
@@ -39,7 +41,7 @@ pub fn run_facts(report: &Report) -> Vec<String> {
         p.runs,
         p.concurrency
             .iter()
-            .map(u32::to_string)
+            .map(Concurrency::to_string)
             .collect::<Vec<_>>()
             .join(","),
         p.rate.map_or_else(String::new, |r| format!(

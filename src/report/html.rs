@@ -105,7 +105,7 @@ fn warnings(report: &Report) -> Vec<String> {
     }
     for s in &report.stores {
         if s.status != StoreStatus::Ok {
-            let what = format!("{:?}", s.status).to_lowercase();
+            let what = s.status.to_string();
             let why = s.error.as_deref().unwrap_or("no reason recorded");
             out.push(format!("{}: {what}: {why}", s.store));
         }
@@ -145,7 +145,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
     let _ = writeln!(
         out,
         "<title>dbcompare results: {} suite, {}</title>",
-        escape(&report.plan.suite),
+        escape(&report.plan.suite.to_string()),
         escape(&report.plan.stores.join(", "))
     );
     let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");

@@ -8,6 +8,7 @@ use super::format::{human_size, human_us};
 use super::model::{Floor, PhaseKind, PhaseResult, StoreResult, StoreStatus};
 use super::stats::Spread;
 use super::warnings::{schedule_warning, series_warnings};
+use crate::workload::levels::Concurrency;
 
 /// `== sqlite: SQLite 3.46.0, embedded, durable ==`
 pub fn store_header(r: &StoreResult) -> String {
@@ -110,7 +111,7 @@ pub fn ycsb_line(p: &PhaseResult) -> String {
 /// What a phase's line adds after its figures: its concurrency, its open-loop response
 /// times, its errors, a schedule it fell behind.
 fn notes(p: &PhaseResult, line: &mut String) {
-    if p.concurrency > 1 {
+    if p.concurrency > Concurrency::ONE {
         let _ = write!(line, " (concurrency {})", p.concurrency);
     }
     if let Some(ol) = &p.open_loop {
@@ -305,7 +306,7 @@ pub fn floor_ratio(
     let (base, what) = match p.kind {
         PhaseKind::Insert if durable => (floor.fsync.p50_us, "fsync"),
         PhaseKind::Search | PhaseKind::Driver | PhaseKind::Ycsb if !embedded => {
-            match p.concurrency {
+            match p.concurrency.get() {
                 1 => (floor.loopback_c1.p50_us, "rtt"),
                 8 => (floor.loopback_c8.p50_us, "rtt"),
                 _ => return None,

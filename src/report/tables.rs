@@ -5,6 +5,7 @@ use super::format::{human_size, human_us};
 use super::lines::floor_multiple;
 use super::model::{Floor, PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
 use super::stats::Spread;
+use crate::catalog::Suite;
 use crate::workload::driver::DriverTest;
 use crate::workload::pool::PoolTest;
 
@@ -115,17 +116,17 @@ pub fn store_row(r: &StoreResult) -> Vec<String> {
 /// the store has no such operation. Driver cells: `qps (allocs/query, B/query)`; pool
 /// cells: `ms (ops/s)`.
 pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
-    let (kind, tests): (PhaseKind, Vec<String>) = match report.plan.suite.as_str() {
-        "driver" => (
+    let (kind, tests): (PhaseKind, Vec<String>) = match report.plan.suite {
+        Suite::Driver => (
             PhaseKind::Driver,
             DriverTest::all().into_iter().map(|t| t.name()).collect(),
         ),
-        "pool" => (
+        Suite::Pool => (
             PhaseKind::Pool,
             PoolTest::ALL.iter().map(|t| t.name().to_string()).collect(),
         ),
-        "ycsb" => (PhaseKind::Ycsb, ycsb_rows(report)),
-        _ => return None,
+        Suite::Ycsb => (PhaseKind::Ycsb, ycsb_rows(report)),
+        Suite::Classic => return None,
     };
     let mut headers = vec!["test".to_string()];
     headers.extend(report.stores.iter().map(|s| s.store.clone()));
@@ -185,14 +186,14 @@ fn ycsb_rows(report: &Report) -> Vec<String> {
 
 /// What the suite table shows, for its title.
 pub fn suite_title(report: &Report) -> &'static str {
-    match report.plan.suite.as_str() {
-        "ycsb" => {
+    match report.plan.suite {
+        Suite::Ycsb => {
             "Operations per second by workload and operation type (median of the runs; in brackets p99 / p99.99 latency in microseconds over every run; a line without an operation type is the whole workload; n/a: the store has no such operation)"
         }
-        "driver" => {
+        Suite::Driver => {
             "Queries per second by test (median of the runs; in brackets allocations and bytes allocated per query; n/a: the store has no such operation)"
         }
-        _ => {
+        Suite::Pool | Suite::Classic => {
             "Wall time per test (median of the runs) and operations per second: Large Result Set is one query of 33,000 rows, Concurrent Queries 50 connections and queries, Connection Pool 2,000 queries, Batch Insert 10,000 rows; n/a: the store has no such operation"
         }
     }

@@ -53,6 +53,12 @@ impl Concurrency {
     }
 }
 
+impl PartialEq<u32> for Concurrency {
+    fn eq(&self, n: &u32) -> bool {
+        self.0.get() == *n
+    }
+}
+
 impl fmt::Display for Concurrency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)

@@ -313,7 +313,9 @@ pub async fn classic_micro<C: Connect + Send + 'static>(connect: C, name: &str) 
     let search = result.phase(PhaseKind::Search, "micro").unwrap();
     assert_eq!((insert.ops, insert.errors), (100, 0));
     assert_eq!((search.ops, search.errors), (4000, 0));
-    let two = result.phase_at(PhaseKind::Search, "micro", 2).unwrap();
+    let two = result
+        .phase_at(PhaseKind::Search, "micro", Concurrency::new(2).unwrap())
+        .unwrap();
     assert_eq!(
         (two.ops, two.errors),
         (4000, 0),
@@ -420,7 +422,7 @@ pub async fn ycsb_small<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
     assert_eq!(result.not_applicable, lacking, "{name}");
     let load = result
-        .phase_at(PhaseKind::Ycsb, "load INSERT", 1)
+        .phase_at(PhaseKind::Ycsb, "load INSERT", Concurrency::ONE)
         .unwrap_or_else(|| panic!("{name}: no load in {:?}", result.phases));
     assert_eq!((load.ops, load.errors), (200, 0), "{name}");
     for w in &workloads {

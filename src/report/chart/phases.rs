@@ -4,6 +4,7 @@
 
 use super::axis::{positive, positive_range};
 use crate::report::model::{PhaseKind, PhaseResult, Report, StoreResult};
+use crate::workload::levels::Concurrency;
 
 /// The suites whose phases share a throughput chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +50,7 @@ impl Suite {
 pub(super) struct PhaseKey {
     pub(super) kind: PhaseKind,
     pub(super) size: String,
-    pub(super) concurrency: u32,
+    pub(super) concurrency: Concurrency,
 }
 
 impl PhaseKey {
@@ -75,7 +76,7 @@ impl PhaseKey {
     }
 }
 
-pub(super) fn phase_label(kind: PhaseKind, size: &str, concurrency: u32) -> String {
+pub(super) fn phase_label(kind: PhaseKind, size: &str, concurrency: Concurrency) -> String {
     let mut label = match kind {
         PhaseKind::Insert | PhaseKind::Search => format!("{} {size}", kind.label()),
         PhaseKind::Ycsb if !size.trim().contains(' ') => format!("{size} total"),
@@ -86,7 +87,7 @@ pub(super) fn phase_label(kind: PhaseKind, size: &str, concurrency: u32) -> Stri
     let says_it = size
         .strip_suffix(&n)
         .is_some_and(|rest| !rest.ends_with(|c: char| c.is_ascii_digit()));
-    if concurrency > 1 && !says_it {
+    if concurrency > Concurrency::ONE && !says_it {
         label.push_str(&format!(" c={concurrency}"));
     }
     label

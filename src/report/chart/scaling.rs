@@ -10,13 +10,14 @@ use super::palette::store_color;
 use super::panel::{Line, Panel, draw_panel};
 use super::phases::{PhaseKey, per_operation, phase_keys};
 use crate::report::model::{PhaseKind, PhaseResult, Report, StoreResult};
+use crate::workload::levels::Concurrency;
 
 pub(super) const MAX_SCALING_CHARTS: usize = 12;
 
 /// Ops/s and p99 against concurrency, one line per store, for each search phase (and
 /// YCSB operation) measured at two or more concurrency levels.
 pub(super) fn charts(report: &Report) -> Vec<Chart> {
-    let asked: BTreeSet<u32> = report.plan.concurrency.iter().copied().collect();
+    let asked: BTreeSet<u32> = report.plan.concurrency.iter().map(|l| l.get()).collect();
     if asked.len() < 2 {
         return Vec::new();
     }
@@ -42,7 +43,7 @@ pub(super) fn scaling_chart(report: &Report, kind: PhaseKind, size: &str) -> Opt
         .iter()
         .flat_map(|s| &s.phases)
         .filter(|p| p.kind == kind && p.size.name == size)
-        .map(|p| p.concurrency)
+        .map(|p| p.concurrency.get())
         .collect::<BTreeSet<u32>>()
         .into_iter()
         .collect();
@@ -54,7 +55,7 @@ pub(super) fn scaling_chart(report: &Report, kind: PhaseKind, size: &str) -> Opt
             .iter()
             .enumerate()
             .filter_map(|(x, &c)| {
-                let y = figure(s.phase_at(kind, size, c)?);
+                let y = figure(s.phase_at(kind, size, Concurrency::new(c)?)?);
                 positive(y).then_some((x as f64, y))
             })
             .collect()

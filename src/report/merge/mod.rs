@@ -14,6 +14,8 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 
 use super::model::{self, MergedShare, PhaseResult, Report, RunStatus, StoreResult, StoreStatus};
+use crate::workload::levels::Concurrency;
+use crate::workload::record::Size;
 
 mod phase;
 
@@ -59,7 +61,9 @@ pub fn merge(inputs: Vec<(String, Report)>) -> Result<Report> {
     plan.client = None;
     // N clients at concurrency c are N x c tasks at once, on N schedules.
     for level in &mut plan.concurrency {
-        *level *= n;
+        *level = level
+            .times(n)
+            .ok_or_else(|| anyhow!("merge: concurrency {level} times {n} clients is too many"))?;
     }
     plan.rate = plan.rate.map(|r| r * f64::from(n));
     let mut stores = Vec::new();
@@ -172,14 +176,10 @@ fn same_run(a_file: &str, a: &Report, b_file: &str, b: &Report) -> Result<()> {
     if plan(a) != plan(b) {
         let (pa, pb) = (&a.plan, &b.plan);
         let fields = [
-            ("suite", pa.suite.clone(), pb.suite.clone()),
+            ("suite", pa.suite.to_string(), pb.suite.to_string()),
             ("stores", pa.stores.join(","), pb.stores.join(",")),
             ("seed", pa.seed.to_string(), pb.seed.to_string()),
-            (
-                "sizes",
-                format!("{:?}", pa.sizes),
-                format!("{:?}", pb.sizes),
-            ),
+            ("sizes", sizes(&pa.sizes), sizes(&pb.sizes)),
             (
                 "searches per insert",
                 pa.searches_per_insert.to_string(),
@@ -194,10 +194,10 @@ fn same_run(a_file: &str, a: &Report, b_file: &str, b: &Report) -> Result<()> {
             ),
             (
                 "concurrency",
-                format!("{:?}", pa.concurrency),
-                format!("{:?}", pb.concurrency),
+                levels(&pa.concurrency),
+                levels(&pb.concurrency),
             ),
-            ("rate", format!("{:?}", pa.rate), format!("{:?}", pb.rate)),
+            ("rate", rate(pa.rate), rate(pb.rate)),
         ];
         for (what, x, y) in fields {
             differ(what, x, y)?;
@@ -205,6 +205,29 @@ fn same_run(a_file: &str, a: &Report, b_file: &str, b: &Report) -> Result<()> {
         differ("the plan", plan(a), plan(b))?;
     }
     Ok(())
+}
+
+/// Sizes as a plan names them: `micro=100,tiny=1000`.
+fn sizes(sizes: &[Size]) -> String {
+    let named: Vec<String> = sizes
+        .iter()
+        .map(|s| format!("{}={}", s.name, s.records))
+        .collect();
+    named.join(",")
+}
+
+/// Concurrency levels as `--concurrency` takes them: `1,8`.
+fn levels(levels: &[Concurrency]) -> String {
+    let named: Vec<String> = levels.iter().map(Concurrency::to_string).collect();
+    named.join(",")
+}
+
+/// An open-loop rate, or none.
+fn rate(rate: Option<f64>) -> String {
+    rate.map_or_else(
+        || "none (closed loop)".to_string(),
+        |r| format!("{r} ops/s"),
+    )
 }
 
 /// One store's result from every client's (`None`: that client has no result for it).

@@ -16,7 +16,15 @@ pub(super) fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<Phase
     let lead = same[0];
     let mut p = lead.clone();
     // The clients' tasks all ran at once.
-    p.concurrency = lead.concurrency * clients as u32;
+    p.concurrency = u32::try_from(clients)
+        .ok()
+        .and_then(|n| lead.concurrency.times(n))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "concurrency {} times {clients} clients is too many",
+                lead.concurrency
+            )
+        })?;
     let sum = |f: fn(&PhaseResult) -> u64| same.iter().map(|q| f(q)).sum::<u64>();
     p.ops = sum(|q| q.ops);
     p.errors = sum(|q| q.errors);

@@ -7,9 +7,13 @@
 //! result in `store.rs`, one phase's figures in `phase.rs`, the latency histograms as
 //! `run.json` holds them in `histogram.rs`.
 
+use std::num::NonZeroU32;
+
 use serde::{Deserialize, Serialize};
 
+use crate::catalog::Suite;
 use crate::machine::Machine;
+use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 use defaults::{is_zero_u32, one, one_level, yes};
 
@@ -118,8 +122,8 @@ pub enum RunStatus {
 /// The resolved plan, as far as it shapes the figures.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlanSummary {
-    /// The suite that ran (`classic`, `driver`).
-    pub suite: String,
+    /// The suite that ran (`classic`, `driver`, `pool`, `ycsb`).
+    pub suite: Suite,
     /// Driver suite: the factor applied to the seed's iteration counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<f64>,
@@ -136,10 +140,11 @@ pub struct PlanSummary {
     pub warmup_runs: u32,
     /// Measured runs of the whole suite; each figure is their median.
     #[serde(default = "one")]
-    pub runs: u32,
-    /// Concurrency levels of the search phases (tasks, one connection each).
+    pub runs: NonZeroU32,
+    /// Concurrency levels the suite ran at (tasks, one connection each): the classic
+    /// suite's search phases, the YCSB workloads, the pool suite's concurrent tests.
     #[serde(default = "one_level")]
-    pub concurrency: Vec<u32>,
+    pub concurrency: Vec<Concurrency>,
     /// Open-loop search rate in operations per second, if one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,

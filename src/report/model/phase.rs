@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::defaults::{is_zero, one};
+use super::defaults::{is_zero, one_task};
+use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 
 /// Which operation a phase measured.
@@ -46,8 +47,8 @@ pub struct PhaseResult {
     /// The workload size the phase belongs to.
     pub size: Size,
     /// Tasks issuing operations at once, each on its own connection.
-    #[serde(default = "one")]
-    pub concurrency: u32,
+    #[serde(default = "one_task")]
+    pub concurrency: Concurrency,
     /// What the store ran for this phase, where stores run different things (driver suite).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,

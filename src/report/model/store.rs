@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::phase::{PhaseKind, PhaseResult};
 use crate::catalog::StoreInfo;
+use crate::workload::levels::Concurrency;
 
 /// What happened to one store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -61,7 +62,12 @@ impl StoreResult {
     }
 
     /// The phase of this kind and size at this concurrency.
-    pub fn phase_at(&self, kind: PhaseKind, size: &str, concurrency: u32) -> Option<&PhaseResult> {
+    pub fn phase_at(
+        &self,
+        kind: PhaseKind,
+        size: &str,
+        concurrency: Concurrency,
+    ) -> Option<&PhaseResult> {
         self.phases
             .iter()
             .find(|p| p.kind == kind && p.size.name == size && p.concurrency == concurrency)
@@ -88,6 +94,18 @@ pub enum StoreStatus {
     Skipped,
     /// Stopped by Ctrl-C.
     Interrupted,
+}
+
+impl std::fmt::Display for StoreStatus {
+    /// Its name in run.json: `ok`, `failed`, `skipped`, `interrupted`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StoreStatus::Ok => "ok",
+            StoreStatus::Failed => "failed",
+            StoreStatus::Skipped => "skipped",
+            StoreStatus::Interrupted => "interrupted",
+        })
+    }
 }
 
 /// Where a store ran.

@@ -207,17 +207,23 @@ fn names_are_file_safe_and_labels_fit() {
     assert_eq!(slug("SEARCH tiny"), "search-tiny");
     assert_eq!(slug("YCSB f READ-MODIFY-WRITE"), "ycsb-f-read-modify-write");
     assert_eq!(slug("<&>"), "x");
-    assert_eq!(phase_label(PhaseKind::Search, "tiny", 4), "SEARCH tiny c=4");
-    assert_eq!(phase_label(PhaseKind::Insert, "micro", 1), "INSERT micro");
     assert_eq!(
-        phase_label(PhaseKind::Driver, "PreparedExecConcurrent16", 16),
+        phase_label(PhaseKind::Search, "tiny", level(4)),
+        "SEARCH tiny c=4"
+    );
+    assert_eq!(
+        phase_label(PhaseKind::Insert, "micro", level(1)),
+        "INSERT micro"
+    );
+    assert_eq!(
+        phase_label(PhaseKind::Driver, "PreparedExecConcurrent16", level(16)),
         "PreparedExecConcurrent16"
     );
     assert_eq!(
-        phase_label(PhaseKind::Pool, "ConcurrentQueries", 50),
+        phase_label(PhaseKind::Pool, "ConcurrentQueries", level(50)),
         "ConcurrentQueries c=50"
     );
-    assert_eq!(phase_label(PhaseKind::Ycsb, "a", 1), "a total");
+    assert_eq!(phase_label(PhaseKind::Ycsb, "a", level(1)), "a total");
     assert_eq!(
         wrap_label("SelectPreparedLargeString", 16, 3),
         ["SelectPrepared", "LargeString"]
@@ -243,8 +249,8 @@ fn names_are_file_safe_and_labels_fit() {
 #[test]
 fn many_phases_are_split_into_charts_of_at_most_eight() {
     let mut report = fixture();
-    report.plan.suite = "driver".into();
-    report.plan.concurrency = vec![1];
+    report.plan.suite = Suite::Driver;
+    report.plan.concurrency = vec![level(1)];
     for (k, s) in report.stores.iter_mut().enumerate() {
         s.initial_size_bytes = None;
         s.final_size_bytes = None;
@@ -328,7 +334,7 @@ fn odd_reports_give_fewer_charts_and_no_panic() {
 
     // One concurrency level: no scaling chart.
     let mut single = fixture();
-    single.plan.concurrency = vec![1];
+    single.plan.concurrency = vec![level(1)];
     for s in &mut single.stores {
         s.phases.retain(|p| p.concurrency == 1);
     }

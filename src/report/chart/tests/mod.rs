@@ -13,6 +13,10 @@ use crate::report::model::{
     Latency, PhaseKind, PhaseResult, PlanSummary, Report, RunFigures, RunStatus, SCHEMA_VERSION,
     Series, SeriesPoint, StoreInfo, StoreResult, Tool,
 };
+use std::num::NonZeroU32;
+
+use crate::catalog::Suite;
+use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 
 mod charts;
@@ -77,7 +81,7 @@ fn phase(kind: PhaseKind, size: &str, concurrency: u32, ops_per_s: f64) -> Phase
     PhaseResult {
         kind,
         size: size.parse::<Size>().unwrap(),
-        concurrency,
+        concurrency: level(concurrency),
         operation: None,
         ops: 1000,
         errors: 0,
@@ -160,15 +164,15 @@ fn report_of(stores: Vec<StoreResult>) -> Report {
         started_at: "2026-11-30T10:00:00Z".into(),
         finished_at: "2026-11-30T10:01:02Z".into(),
         plan: PlanSummary {
-            suite: "classic".into(),
+            suite: Suite::Classic,
             scale: None,
             stores: stores.iter().map(|s| s.store.clone()).collect(),
             sizes: vec!["micro".parse().unwrap(), "tiny".parse().unwrap()],
             searches_per_insert: 40,
             durability: "durable".into(),
             warmup_runs: 0,
-            runs: 2,
-            concurrency: vec![1, 4],
+            runs: NonZeroU32::new(2).unwrap(),
+            concurrency: vec![level(1), level(4)],
             rate: None,
             seed: 2016,
             client_threads: Some(2),
@@ -228,4 +232,9 @@ fn raster_colours(svg: &str) -> usize {
         "the background is opaque"
     );
     colours.len()
+}
+
+/// A concurrency level of the tests.
+pub(super) fn level(n: u32) -> Concurrency {
+    Concurrency::new(n).expect("a level of at least 1")
 }

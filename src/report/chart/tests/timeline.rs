@@ -123,7 +123,7 @@ fn timelines_of_one_run_close_stores_and_other_suites() {
         driver.size.name = "PreparedQueryRow".into();
         s.phases = vec![load, total, read, pool, driver];
     }
-    report.plan.concurrency = vec![1];
+    report.plan.concurrency = vec![level(1)];
     let charts = charts(&report);
     let files: Vec<&str> = charts
         .iter()
