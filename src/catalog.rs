@@ -1,4 +1,4 @@
-//! The catalog of stores: the closed set of kinds, every fact dbcompare keeps about each
+//! The catalog of stores: the suites a run can make of them, the closed set of kinds, every fact dbcompare keeps about each
 //! kind in one table ([`StoreKind::facts`], which the compiler makes complete), the
 //! durability modes, each store's own options, and what a running store reports about
 //! itself ([`StoreInfo`]). Everything else (the adapters, the local servers, the plan)

@@ -21,8 +21,10 @@
 //!   launcher per server below it; their toolkit (the installation, the process, the
 //!   registry a second Ctrl-C empties, certificates, the marks a killed run leaves) below
 //!   them.
-//! - [`suite`]: the suites' runners (classic, driver, pool, YCSB), the client's event loops,
-//!   open-loop pacing and the stall watchdog.
+//! - [`suite`]: the suites (classic, driver, pool, YCSB), each saying what one operation of
+//!   a phase is, over the one phase executor ([`suite::executor`]: tasks, pacing, timing,
+//!   errors, progress, the phase's run); the client's event loops, open-loop pacing and the
+//!   stall watchdog.
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
 //!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
 //!   round trip, durable write).
@@ -36,7 +38,8 @@
 //!   ([`report::merge`]), and the one place that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
-//!   generators and values.
+//!   generators and values, a concurrency level and a suite's repetitions
+//!   ([`workload::levels`]).
 //! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
 //!   options, and what a store reports about itself.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the

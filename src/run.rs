@@ -136,10 +136,7 @@ pub async fn run_plan(
             Err(e) => eprintln!("warning: the machine's floor was not measured: {e}"),
         }
     }
-    let workload = match plan.suite {
-        Suite::Classic => classic::Workload::generate(&plan.classic),
-        _ => classic::Workload::generate(&classic::ClassicPlan::once(Vec::new(), 1, 0)),
-    };
+    let work = Work::of(plan);
     let secrets = plan.secrets();
     for (kind, target) in &plan.stores {
         if interrupt::requested() {
@@ -153,15 +150,7 @@ pub async fn run_plan(
             report: &report,
             secrets: &secrets,
         };
-        let outcome = run_store(
-            *kind,
-            target,
-            plan,
-            &workload,
-            &mut result,
-            &mut checkpoints,
-        )
-        .await;
+        let outcome = run_store(*kind, target, plan, &work, &mut result, &mut checkpoints).await;
         if let Err(e) = outcome {
             result.status = if interrupt::requested() {
                 StoreStatus::Interrupted
@@ -198,12 +187,32 @@ pub async fn run_plan(
     Ok(report)
 }
 
+/// What every store of the run is given to do: the classic suite's records and searches
+/// are made once, for all of them; the other suites work from their plans.
+enum Work {
+    Classic(classic::Workload),
+    Driver,
+    Pool,
+    Ycsb,
+}
+
+impl Work {
+    fn of(plan: &RunPlan) -> Work {
+        match plan.suite {
+            Suite::Classic => Work::Classic(classic::Workload::generate(&plan.classic)),
+            Suite::Driver => Work::Driver,
+            Suite::Pool => Work::Pool,
+            Suite::Ycsb => Work::Ycsb,
+        }
+    }
+}
+
 /// One store: start its server if it needs one, connect, run the suite, stop the server.
 async fn run_store(
     kind: StoreKind,
     target: &Target,
     plan: &RunPlan,
-    workload: &classic::Workload,
+    work: &Work,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
@@ -232,11 +241,11 @@ async fn run_store(
     };
     let clients = Clients::start(connector, plan.client_threads)?;
     let suite = async {
-        match plan.suite {
-            Suite::Classic => classic::run(&clients, workload, result, observer).await,
-            Suite::Driver => driver::run(&clients, &plan.driver, result, observer).await,
-            Suite::Pool => pool::run(&clients, &plan.pool, result, observer).await,
-            Suite::Ycsb => ycsb::run(&clients, &plan.ycsb, result, observer).await,
+        match work {
+            Work::Classic(workload) => classic::run(&clients, workload, result, observer).await,
+            Work::Driver => driver::run(&clients, &plan.driver, result, observer).await,
+            Work::Pool => pool::run(&clients, &plan.pool, result, observer).await,
+            Work::Ycsb => ycsb::run(&clients, &plan.ycsb, result, observer).await,
         }
     };
     let outcome = watchdog::guard(plan.stall_timeout, suite).await;

@@ -3,8 +3,8 @@
 //! the tasks over the client's event loops, closed-loop or open-loop pacing, the timing of
 //! each operation into the phase's histogram and time series, the errors by kind, the
 //! progress and status lines, the join, the connections handed back, and the [`PhaseRun`]
-//! with the phase's wall time, CPU and allocations. [`Repetitions`] are the warm-up and
-//! measured runs every suite repeats its phases over.
+//! with the phase's wall time, CPU and allocations; and the console line that says which
+//! of a suite's repetitions starts.
 //!
 //! Nothing here runs on the timed path but the timing itself and one relaxed load per
 //! operation: progress and the live latency are handed over when the ticker's thread asks
@@ -13,30 +13,24 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
-use hdrhistogram::Histogram;
 
+mod progress;
+
+use self::progress::{Live, Status, TICK};
 use super::Observer;
 use super::clients::{Clients, Connect};
 use super::open_loop::Pacer;
 use super::ticker::Ticker;
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
-use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun, Recorder};
-use crate::report::format::human_us;
+use crate::measure::{Errors, Meter, OpenLoopRun, PhaseRun, Recorder};
 use crate::report::model::PhaseKind;
 use crate::workload::levels::{Concurrency, Repetition};
 use crate::workload::record::Size;
-
-/// How often the progress bar moves.
-const TICK: Duration = Duration::from_millis(250);
-
-/// How often a long phase says how far it is (a line where no progress bar is drawn).
-const STATUS_EVERY: Duration = Duration::from_secs(10);
 
 /// What a suite says of one phase run.
 #[derive(Debug, Clone)]
@@ -226,63 +220,6 @@ impl<T> Executed<T> {
     }
 }
 
-/// Progress and live latency, handed from the tasks to the phase's caller when it asks
-/// (each tick), so that the tasks pay one relaxed load per operation for it.
-struct Live {
-    /// Bumped at each tick; a task seeing a new value hands over its figures.
-    tick: AtomicU64,
-    /// The tick at which the latencies are wanted too.
-    latency_wanted: AtomicU64,
-    /// Operations done, per task, as of the task's last hand-over.
-    done: Vec<AtomicU64>,
-    /// Each task's latencies, as of the last time they were wanted.
-    latencies: Mutex<Vec<Option<Histogram<u64>>>>,
-}
-
-impl Live {
-    fn new(tasks: usize) -> Self {
-        Live {
-            tick: AtomicU64::new(0),
-            latency_wanted: AtomicU64::new(u64::MAX),
-            done: (0..tasks).map(|_| AtomicU64::new(0)).collect(),
-            latencies: Mutex::new(vec![None; tasks]),
-        }
-    }
-
-    /// Operations done so far, as handed over.
-    fn done(&self) -> u64 {
-        self.done.iter().map(|d| d.load(Ordering::Relaxed)).sum()
-    }
-
-    /// The 99th percentile of the latencies handed over so far, in microseconds.
-    fn p99(&self) -> f64 {
-        let Ok(latencies) = self.latencies.lock() else {
-            return 0.0;
-        };
-        let mut all = measure::new_histogram();
-        for h in latencies.iter().flatten() {
-            measure::uncounted(|| all.add(h).expect("histograms of one shape merge"));
-        }
-        measure::latency(&all).p99
-    }
-
-    /// Task `task` hands over its figures if a tick came since `seen`.
-    #[inline]
-    fn hand_over(&self, task: usize, seen: &mut u64, done: u64, recorder: &Recorder) {
-        let now = self.tick.load(Ordering::Relaxed);
-        if now == *seen {
-            return;
-        }
-        *seen = now;
-        self.done[task].store(done, Ordering::Relaxed);
-        if self.latency_wanted.load(Ordering::Relaxed) == now
-            && let Ok(mut latencies) = self.latencies.lock()
-        {
-            measure::uncounted(|| latencies[task] = Some(recorder.histogram.clone()));
-        }
-    }
-}
-
 /// What one task brings back.
 struct TaskRun<C, T> {
     conn: C,
@@ -351,7 +288,7 @@ async fn run_task<O: Operation>(
     if stopped {
         op.stopped();
     }
-    live.done[task].store(ops, Ordering::Relaxed);
+    live.finished(task, ops);
     TaskRun {
         conn,
         state,
@@ -393,7 +330,7 @@ where
     let taken: Vec<O::Conn> = conns.drain(..tasks).collect();
     // What the phase needs is allocated before its clocks start: the allocations counted
     // (and their sites) are the operations'.
-    let mut status = Status::new(phase);
+    let mut status = Status::new(phase.label(), phase.ops);
     let mut outcomes = Vec::with_capacity(tasks);
     let mut states = Vec::with_capacity(tasks);
     let mut returned = Vec::with_capacity(tasks);
@@ -495,53 +432,6 @@ where
         first_error,
         tasks: states,
     })
-}
-
-/// The progress bar's moves and, every [`STATUS_EVERY`], a status line.
-struct Status {
-    label: String,
-    total: u64,
-    last: (Instant, u64),
-    /// The tick at which the live latencies were asked for, not yet shown.
-    asked: Option<u64>,
-    ticks: u64,
-}
-
-impl Status {
-    fn new(phase: &Phase) -> Self {
-        Status {
-            label: phase.label(),
-            total: phase.ops,
-            last: (Instant::now(), 0),
-            asked: None,
-            ticks: 0,
-        }
-    }
-
-    /// One tick: the tasks are asked for their figures (handed over by the next tick).
-    fn tick(&mut self, live: &Live, observer: &mut dyn Observer) {
-        let done = live.done();
-        observer.progress(done);
-        if self.asked.is_some_and(|at| self.ticks >= at) {
-            self.asked = None;
-            let (at, before) = self.last;
-            let seconds = at.elapsed().as_secs_f64();
-            let rate = done.saturating_sub(before) as f64 / seconds;
-            observer.status(&format!(
-                "{}: {done} of {} operations, {rate:.0} ops/s over the last {seconds:.0}s, \
-                 p99 so far {} us",
-                self.label,
-                self.total,
-                human_us(live.p99())
-            ));
-            self.last = (Instant::now(), done);
-        } else if self.asked.is_none() && self.last.0.elapsed() >= STATUS_EVERY {
-            self.asked = Some(self.ticks + 1);
-            live.latency_wanted.store(self.ticks + 1, Ordering::Relaxed);
-        }
-        self.ticks += 1;
-        live.tick.store(self.ticks, Ordering::Relaxed);
-    }
 }
 
 /// Says which run of a suite starts (`-- run 2/3 --`, `-- workload a, concurrency 8: run
