@@ -202,19 +202,43 @@ impl Meter {
         }
     }
 
-    /// Stops the clocks: the figures of `ops` operations, and with `--alloc-sites` where
-    /// the run's allocations came from.
-    pub fn finish(
+    /// Stops the clocks, as the phase's last operation ended: what is done with its
+    /// recordings afterwards (merging the tasks') is not the phase's.
+    pub fn stop(self) -> Stopped {
+        Stopped {
+            wall: self.started.elapsed(),
+            cpu: process_cpu_time().saturating_sub(self.cpu_started),
+            allocs: [self.allocs_started, allocations()],
+            alloc_sites: sites::end(),
+        }
+    }
+}
+
+/// A phase's clocks, stopped.
+pub struct Stopped {
+    wall: Duration,
+    cpu: Duration,
+    /// The allocation counters (allocations, bytes) at the start and at the end.
+    allocs: [Option<(u64, u64)>; 2],
+    alloc_sites: Option<sites::Counts>,
+}
+
+impl Stopped {
+    /// The figures of `ops` operations whose latencies `histogram` holds, and with
+    /// `--alloc-sites` where the phase's allocations came from.
+    pub fn figures(
         self,
         ops: u64,
         histogram: &Histogram<u64>,
     ) -> (RunFigures, Option<sites::Counts>) {
-        let wall = self.started.elapsed();
-        let cpu = process_cpu_time().saturating_sub(self.cpu_started);
-        let allocs_now = allocations();
-        let alloc_sites = sites::end();
-        let allocs = match (self.allocs_started, allocs_now) {
-            (Some((a0, b0)), Some((a1, b1))) if ops > 0 => {
+        let Stopped {
+            wall,
+            cpu,
+            allocs,
+            alloc_sites,
+        } = self;
+        let allocs = match allocs {
+            [Some((a0, b0)), Some((a1, b1))] if ops > 0 => {
                 Some(((a1 - a0) as f64 / ops as f64, (b1 - b0) as f64 / ops as f64))
             }
             _ => None,

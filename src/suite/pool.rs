@@ -113,13 +113,12 @@ async fn run_tests<C: Connect<Store: PoolStore> + Send + 'static>(
                 executor::announce(&rep, Some(test.name()), observer);
                 let run = match test {
                     PoolTest::LargeResultSet => {
-                        let op = LargeResult::<C> {
+                        let op = OneCall::<C>::new(Call::LargeResult {
                             table: Arc::clone(&table),
                             large_result: sizes.large_result,
-                            store: std::marker::PhantomData,
-                        };
+                        });
                         let phase = phase(test, 1, Concurrency::ONE);
-                        executor::execute(clients, main, &phase, Arc::new(op), observer).await?
+                        executor::execute(clients, main, &phase, op, observer).await?
                     }
                     PoolTest::ConcurrentQueries => {
                         let op = ConcurrentQuery {
@@ -140,23 +139,27 @@ async fn run_tests<C: Connect<Store: PoolStore> + Send + 'static>(
                         connection_pool(clients, &table, rep.index, level, observer).await?
                     }
                     PoolTest::BatchInsert => {
-                        main[0].pool_batch_reset().await?;
-                        let op = Batch::<C> {
+                        main[0].pool_batch_reset().await.with_context(|| {
+                            format!("{}: emptying benchmark_batch", test.name())
+                        })?;
+                        let op = OneCall::<C>::new(Call::Batch {
                             batch: Arc::clone(&batch),
-                            store: std::marker::PhantomData,
-                        };
+                        });
                         let mut phase = phase(test, batch.len() as u64, Concurrency::ONE);
                         // One call, timed as one sample; it counts as its rows.
                         phase.ops_per_call = batch.len() as u64;
-                        let ran = executor::execute(clients, main, &phase, Arc::new(op), observer)
-                            .await?;
-                        let count = main[0].pool_batch_count().await?;
-                        if ran.first_error.is_none() && count != batch.len() as u64 {
-                            bail!(
-                                "{}: benchmark_batch holds {count} rows after inserting {}",
-                                test.name(),
-                                batch.len()
-                            );
+                        let ran = executor::execute(clients, main, &phase, op, observer).await?;
+                        if ran.first_error.is_none() {
+                            let count = main[0].pool_batch_count().await.with_context(|| {
+                                format!("{}: counting benchmark_batch's rows", test.name())
+                            })?;
+                            if count != batch.len() as u64 {
+                                bail!(
+                                    "{}: benchmark_batch holds {count} rows after inserting {}",
+                                    test.name(),
+                                    batch.len()
+                                );
+                            }
                         }
                         ran
                     }
@@ -204,51 +207,6 @@ fn check_row(table: &[BenchRow], id: i32, got: Result<Option<BenchRow>>) -> Resu
             "store error",
             format!("row {id}: {}", crate::error::chain(&e)),
         )),
-    }
-}
-
-/// One query fetching `large_result` rows (the seed's `LARGE_RESULT`), every column decoded
-/// and compared.
-struct LargeResult<C> {
-    table: Arc<Vec<BenchRow>>,
-    large_result: u32,
-    store: std::marker::PhantomData<fn() -> C>,
-}
-
-impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for LargeResult<C> {
-    type Conn = C::Store;
-    type Task = ();
-    type Item = ();
-
-    fn task(&self, _task: usize) {}
-
-    fn items(
-        &self,
-        _task: usize,
-        _tasks: usize,
-    ) -> impl Iterator<Item = (u64, ())> + Send + 'static {
-        std::iter::once((0, ()))
-    }
-
-    async fn perform(&self, store: &mut C::Store, _task: &mut (), _number: u64, _item: ()) -> Done {
-        let t = Instant::now();
-        let fetched = store.pool_large(self.large_result).await;
-        let timing = Timing::around(t, Instant::now());
-        let outcome = match fetched {
-            Err(e) => Err(Problem::new("store error", crate::error::chain(&e))),
-            Ok(rows) if rows.len() != self.large_result as usize => Err(Problem::new(
-                "wrong rows",
-                format!("fetched {} rows, not {}", rows.len(), self.large_result),
-            )),
-            Ok(rows) => match rows.iter().zip(self.table.iter()).find(|(g, w)| g != w) {
-                Some((got, want)) => Err(Problem::new(
-                    "wrong row",
-                    format!("row {} differs: expected {want:?}, got {got:?}", want.id),
-                )),
-                None => Ok(()),
-            },
-        };
-        Done::timed(timing, outcome)
     }
 }
 
@@ -406,18 +364,42 @@ async fn connection_pool<C: Connect<Store: PoolStore> + Send + 'static>(
     let opened = idle.len();
     super::clients::close_all(idle).await;
     if ran.first_error.is_none() && !(POOL_MIN..=POOL_MAX).contains(&opened) {
-        bail!("the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}");
+        bail!(
+            "{}: the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}",
+            PoolTest::ConnectionPool.name()
+        );
     }
     Ok(ran)
 }
 
-/// 10,000 rows into `benchmark_batch` with the store's batch path, as one call.
-struct Batch<C> {
-    batch: Arc<Vec<BenchRow>>,
+/// A test made of one call on the main connection.
+enum Call {
+    /// One query fetching `large_result` rows (the seed's `LARGE_RESULT`), every column
+    /// decoded and compared with `table`'s.
+    LargeResult {
+        table: Arc<Vec<BenchRow>>,
+        large_result: u32,
+    },
+    /// 10,000 rows into `benchmark_batch` with the store's batch path.
+    Batch { batch: Arc<Vec<BenchRow>> },
+}
+
+/// A [`Call`], on the stores of `C`.
+struct OneCall<C> {
+    call: Call,
     store: std::marker::PhantomData<fn() -> C>,
 }
 
-impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for Batch<C> {
+impl<C> OneCall<C> {
+    fn new(call: Call) -> Arc<Self> {
+        Arc::new(OneCall {
+            call,
+            store: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for OneCall<C> {
     type Conn = C::Store;
     type Task = ();
     type Item = ();
@@ -433,10 +415,37 @@ impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for Batch<C> {
     }
 
     async fn perform(&self, store: &mut C::Store, _task: &mut (), _number: u64, _item: ()) -> Done {
-        let t = Instant::now();
-        let outcome = store.pool_batch_insert(&self.batch).await;
-        let timing = Timing::around(t, Instant::now());
-        let outcome = outcome.map_err(|e| Problem::new("store error", crate::error::chain(&e)));
-        Done::timed(timing, outcome)
+        let store_error = |e: anyhow::Error| Problem::new("store error", crate::error::chain(&e));
+        match &self.call {
+            Call::LargeResult {
+                table,
+                large_result,
+            } => {
+                let t = Instant::now();
+                let fetched = store.pool_large(*large_result).await;
+                let timing = Timing::around(t, Instant::now());
+                let outcome = match fetched {
+                    Err(e) => Err(store_error(e)),
+                    Ok(rows) if rows.len() != *large_result as usize => Err(Problem::new(
+                        "wrong rows",
+                        format!("fetched {} rows, not {large_result}", rows.len()),
+                    )),
+                    Ok(rows) => match rows.iter().zip(table.iter()).find(|(g, w)| g != w) {
+                        Some((got, want)) => Err(Problem::new(
+                            "wrong row",
+                            format!("row {} differs: expected {want:?}, got {got:?}", want.id),
+                        )),
+                        None => Ok(()),
+                    },
+                };
+                Done::timed(timing, outcome)
+            }
+            Call::Batch { batch } => {
+                let t = Instant::now();
+                let outcome = store.pool_batch_insert(batch).await;
+                let timing = Timing::around(t, Instant::now());
+                Done::timed(timing, outcome.map_err(store_error))
+            }
+        }
     }
 }

@@ -27,7 +27,7 @@ use super::open_loop::Pacer;
 use super::ticker::Ticker;
 use super::watchdog::AbortOnDrop;
 use crate::interrupt;
-use crate::measure::{Errors, Meter, OpenLoopRun, PhaseRun, Recorder};
+use crate::measure::{self, Errors, Meter, OpenLoopRun, PhaseRun, Recorder};
 use crate::report::model::PhaseKind;
 use crate::workload::levels::{Concurrency, Repetition};
 use crate::workload::record::Size;
@@ -330,7 +330,7 @@ where
     let taken: Vec<O::Conn> = conns.drain(..tasks).collect();
     // What the phase needs is allocated before its clocks start: the allocations counted
     // (and their sites) are the operations'.
-    let mut status = Status::new(phase.label(), phase.ops);
+    let mut status = Status::new(phase.label(), phase.ops, phase.ops_per_call.max(1));
     let mut outcomes = Vec::with_capacity(tasks);
     let mut states = Vec::with_capacity(tasks);
     let mut returned = Vec::with_capacity(tasks);
@@ -367,12 +367,15 @@ where
         let outcome = loop {
             tokio::select! {
                 outcome = &mut handle => break outcome,
-                _ = ticker.tick() => status.tick(&live, observer),
+                // The console's drawing is not the phase's: its allocations are not counted.
+                _ = ticker.tick() => measure::uncounted(|| status.tick(&live, observer)),
             }
         };
         outcomes.push(outcome);
     }
-    let mut recorder = Recorder::new(meter.started());
+    let started = meter.started();
+    let clocks = meter.stop();
+    let mut recorder = Recorder::new(started);
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;
     let (mut stopped, mut retries, mut calls) = (false, 0, 0);
@@ -401,7 +404,7 @@ where
         }
     }
     let ops = calls * phase.ops_per_call.max(1);
-    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
+    let (figures, alloc_sites) = clocks.figures(ops, &recorder.histogram);
     // Connections go back in task order; one lost to a panic is not reused.
     returned.append(conns);
     *conns = returned;

@@ -84,6 +84,8 @@ impl Live {
 pub(super) struct Status {
     label: String,
     total: u64,
+    /// Operations in each call a task makes.
+    per_call: u64,
     last: (Instant, u64),
     /// The tick at which the live latencies were asked for, not yet shown.
     asked: Option<u64>,
@@ -91,11 +93,13 @@ pub(super) struct Status {
 }
 
 impl Status {
-    /// For the phase named `label`, of `total` operations.
-    pub(super) fn new(label: String, total: u64) -> Self {
+    /// For the phase named `label`, of `total` operations, `per_call` of them in each
+    /// call a task makes.
+    pub(super) fn new(label: String, total: u64, per_call: u64) -> Self {
         Status {
             label,
             total,
+            per_call,
             last: (Instant::now(), 0),
             asked: None,
             ticks: 0,
@@ -104,7 +108,7 @@ impl Status {
 
     /// One tick: the tasks are asked for their figures (handed over by the next tick).
     pub(super) fn tick(&mut self, live: &Live, observer: &mut dyn Observer) {
-        let done = live.done();
+        let done = live.done() * self.per_call;
         observer.progress(done);
         if self.asked.is_some_and(|at| self.ticks >= at) {
             self.asked = None;
