@@ -31,7 +31,6 @@ fn main() {
             durability: Durability::Relaxed,
             connect_timeout: Duration::from_secs(10),
             options: Default::default(),
-            purpose: Default::default(),
         };
         let mut store = SqliteStore::open(&spec).unwrap();
         store.reset().await.unwrap();

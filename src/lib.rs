@@ -29,7 +29,9 @@
 //!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
 //!   round trip, durable write).
 //! - [`store`]: the [`store::Store`] trait and the suites' capability traits, the registry
-//!   of adapters ([`store::registry`]), URLs ([`store::url`]), one folder per store.
+//!   of adapters ([`store::registry`]), URLs ([`store::url`]), the one request at a time
+//!   connection core under the stores' own connections ([`store::conn`]), one folder per
+//!   store.
 //! - [`report`]: the `run.json` model and its schema ([`report::model`]), its renderers
 //!   (text, markdown, HTML, CSV, JSON, SVG charts in [`report::chart`]: no I/O) over what
 //!   they share (the blog's lines, the recap tables' rows, the run's facts, the warnings,

@@ -20,7 +20,6 @@ use crate::report::model::{
 use crate::report::{Format, OutputDir};
 use crate::setup::Setup;
 use crate::store::url::scrub;
-use crate::store::{ConnectSpec, Purpose};
 use crate::suite::clients::Clients;
 use crate::suite::{Observer, classic, driver, pool, watchdog, ycsb};
 
@@ -227,29 +226,43 @@ async fn run_store(
     )
     .await?;
     result.deployment = Some(setup.deployment.clone());
-    let purpose = match plan.suite {
-        Suite::Classic => Purpose::Records,
-        Suite::Driver | Suite::Pool | Suite::Ycsb => Purpose::DriverSuites,
-    };
-    let spec = Arc::new(ConnectSpec {
-        purpose,
-        ..setup.spec.clone()
-    });
-    let connector = move || {
+    // The classic suite's connections, and the other suites' (another client on some
+    // stores: `Adapter::DriverSuites`).
+    let spec = Arc::new(setup.spec.clone());
+    let records = {
         let spec = Arc::clone(&spec);
-        async move { kind.connect(&spec).await }
+        move || {
+            let spec = Arc::clone(&spec);
+            async move { kind.connect(&spec).await }
+        }
     };
-    let clients = Clients::start(connector, plan.client_threads)?;
+    let drivers = move || {
+        let spec = Arc::clone(&spec);
+        async move { kind.connect_for_drivers(&spec).await }
+    };
+    let threads = plan.client_threads;
+    // The client's loops end with the suite, before the server stops.
     let suite = async {
         match work {
-            Work::Classic(workload) => classic::run(&clients, workload, result, observer).await,
-            Work::Driver => driver::run(&clients, &plan.driver, result, observer).await,
-            Work::Pool => pool::run(&clients, &plan.pool, result, observer).await,
-            Work::Ycsb => ycsb::run(&clients, &plan.ycsb, result, observer).await,
+            Work::Classic(workload) => {
+                let clients = Clients::start(records, threads)?;
+                classic::run(&clients, workload, result, observer).await
+            }
+            Work::Driver => {
+                let clients = Clients::start(drivers, threads)?;
+                driver::run(&clients, &plan.driver, result, observer).await
+            }
+            Work::Pool => {
+                let clients = Clients::start(drivers, threads)?;
+                pool::run(&clients, &plan.pool, result, observer).await
+            }
+            Work::Ycsb => {
+                let clients = Clients::start(drivers, threads)?;
+                ycsb::run(&clients, &plan.ycsb, result, observer).await
+            }
         }
     };
     let outcome = watchdog::guard(plan.stall_timeout, suite).await;
-    drop(clients);
     setup.stop().await;
     outcome
 }

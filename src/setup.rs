@@ -9,8 +9,8 @@ use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::plan::Target;
 use crate::report::model::Deployment;
 use crate::server::{self, DataDirs, LocalServer};
+use crate::store::ConnectSpec;
 use crate::store::url::StoreUrl;
-use crate::store::{ConnectSpec, Purpose};
 
 /// A store made ready to open.
 pub struct Setup {
@@ -74,7 +74,6 @@ impl Setup {
                     sqlite_path,
                     ..options.clone()
                 },
-                purpose: Purpose::Records,
             },
             deployment,
             local,

@@ -32,7 +32,6 @@ async fn try_connect(
         durability: Durability::Relaxed,
         connect_timeout: Duration::from_secs(10),
         options: StoreOptions::default(),
-        purpose: Default::default(),
     };
     kind.connect(&spec).await.map_err(|e| format!("{e:#}"))
 }

@@ -240,19 +240,22 @@ async fn pool_suite_on<C: Connect<Store: PoolStore> + Send + 'static>(
 
 /// The driver suite on the server at the store's URL.
 async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str]>) {
-    let connect = common::connector_url(kind, &url(kind, "driver"), Durability::Durable, None);
+    let connect =
+        common::connector_url_for_drivers(kind, &url(kind, "driver"), Durability::Durable, None);
     driver_suite_on(connect, kind.name(), not_applicable).await;
 }
 
 /// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
 async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
-    let connect = common::connector_url(kind, &url(kind, "pool"), Durability::Durable, None);
+    let connect =
+        common::connector_url_for_drivers(kind, &url(kind, "pool"), Durability::Durable, None);
     pool_suite_on(connect, kind.name(), PoolSizes::SEED, applicable).await;
 }
 
 /// YCSB's six workloads at a small size on the server at the store's URL.
 async fn real_server_ycsb(kind: StoreKind, not_applicable: &[&str]) {
-    let connect = common::connector_url(kind, &url(kind, "ycsb"), Durability::Durable, None);
+    let connect =
+        common::connector_url_for_drivers(kind, &url(kind, "ycsb"), Durability::Durable, None);
     common::ycsb_small(connect, kind.name(), not_applicable).await;
 }
 
@@ -569,7 +572,6 @@ async fn mongodb_over_tls_verifies_the_certificate() {
         durability: Durability::Durable,
         connect_timeout: std::time::Duration::from_secs(5),
         options: Default::default(),
-        purpose: Default::default(),
     };
     let e = match StoreKind::Mongodb.connect(&spec).await {
         Ok(_) => panic!("a certificate another CA signed was accepted"),
@@ -596,7 +598,8 @@ fn check_mongodb(url: &str) -> (Option<i32>, String) {
 /// servers scan or write through slowly; the seed's 100,000 are for a real server): every
 /// test measured with zero errors.
 async fn mongodb_pool_suite(url: &str, name: &str) -> StoreResult {
-    let connect = common::connector_url(StoreKind::Mongodb, url, Durability::Durable, None);
+    let connect =
+        common::connector_url_for_drivers(StoreKind::Mongodb, url, Durability::Durable, None);
     let sizes = PoolSizes {
         rows: 2_000,
         large_result: 660,
@@ -687,8 +690,12 @@ mod mongodb_adapter_on_secantusdb {
     #[tokio::test]
     async fn ycsb_core_workloads() {
         let server = secantus("ycsb");
-        let connect =
-            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let connect = common::connector_url_for_drivers(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+        );
         common::ycsb_small(connect, "mongodb on SecantusDB", &[]).await;
     }
 
@@ -777,8 +784,12 @@ mod mongodb_adapter_on_secantusdb {
     #[tokio::test]
     async fn driver_suite() {
         let server = secantus("driver");
-        let connect =
-            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let connect = common::connector_url_for_drivers(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+        );
         driver_suite_on(connect, "mongodb on SecantusDB", Some(&[])).await;
     }
 
@@ -819,8 +830,12 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn ycsb_core_workloads() {
         let server = jongodb("ycsb");
-        let connect =
-            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let connect = common::connector_url_for_drivers(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+        );
         common::ycsb_small(connect, "mongodb on jongodb", &[]).await;
     }
 
@@ -902,8 +917,12 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn driver_suite() {
         let server = jongodb("driver");
-        let connect =
-            common::connector_url(StoreKind::Mongodb, &server.url, Durability::Durable, None);
+        let connect = common::connector_url_for_drivers(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+        );
         let result = driver_suite_on(connect, "mongodb on jongodb", Some(&[])).await;
         let operation = |test: DriverOp| {
             let phase = result
@@ -926,8 +945,13 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn driver_answers_are_checked() {
         let server = jongodb("driver_checked");
-        let mut store =
-            common::connect_url(StoreKind::Mongodb, &server.url, Durability::Durable, None).await;
+        let mut store = common::connect_url_for_drivers(
+            StoreKind::Mongodb,
+            &server.url,
+            Durability::Durable,
+            None,
+        )
+        .await;
         store.reset().await.unwrap();
         for i in [0, 1, 2, 12_345] {
             store
@@ -974,7 +998,7 @@ mod mongodb_adapter_on_jongodb {
     #[tokio::test]
     async fn pool_methods_with_transactions() {
         let server = jongodb("pool_methods");
-        let mut store = common::connect_with(
+        let mut store = common::connect_with_for_drivers(
             StoreKind::Mongodb,
             &server.url,
             Durability::Durable,

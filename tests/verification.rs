@@ -17,7 +17,6 @@ fn sqlite_spec() -> ConnectSpec {
         durability: Durability::Durable,
         connect_timeout: std::time::Duration::from_secs(10),
         options: Default::default(),
-        purpose: Default::default(),
     }
 }
 

@@ -13,8 +13,10 @@ use dbcompare::suite::clients::Connect;
 use dbcompare::suite::ycsb::YcsbPlan;
 use dbcompare::workload::ycsb::{Op, Workload, properties};
 
-/// Connections to the SQLite file `path`.
-fn sqlite_at(path: &Path) -> impl Connect<Store = dbcompare::store::registry::AnyStore> + use<> {
+/// Connections to the SQLite file `path`, for the YCSB suite.
+fn sqlite_at(
+    path: &Path,
+) -> impl Connect<Store = dbcompare::store::registry::AnyDriverStore> + use<> {
     let path = path.to_path_buf();
     move || {
         let spec = ConnectSpec {
@@ -26,9 +28,8 @@ fn sqlite_at(path: &Path) -> impl Connect<Store = dbcompare::store::registry::An
                 sqlite_path: Some(path.clone()),
                 ..Default::default()
             },
-            purpose: Default::default(),
         };
-        async move { StoreKind::Sqlite.connect(&spec).await }
+        async move { StoreKind::Sqlite.connect_for_drivers(&spec).await }
     }
 }
 

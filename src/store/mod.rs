@@ -1,13 +1,15 @@
 //! The stores: the [`Store`] trait every store implements (the classic suite's operations
 //! and `close`), the traits of the suites a store may also have ([`DriverStore`],
-//! [`PoolStore`]), how a store is opened ([`Adapter`], [`ConnectSpec`]), and one folder per
-//! store. [`registry`] names every adapter once and derives `AnyStore` from that list;
-//! [`url`] parses and masks URLs.
+//! [`PoolStore`], [`YcsbStore`]), how a store is opened ([`Adapter`], [`ConnectSpec`]), and
+//! one folder per store. [`registry`] names every adapter once and derives `AnyStore` and
+//! `AnyDriverStore` from that list; [`url`] parses and masks URLs; [`conn`] is the core of
+//! the connections dbcompare drives itself.
 //!
-//! A store says in one place whether it has the driver and pool suites: its
-//! `type Driver` and `type Pool` are [`Supported`] (and it implements the suite's trait) or
-//! [`NotApplicable`] (and the suite reports every test as n/a). The compiler asks every
-//! store for both.
+//! A store says in one place whether it has the driver, pool and YCSB suites: its
+//! `type Driver`, `type Pool` and `type Ycsb` are [`Supported`] (and it implements the
+//! suite's trait) or [`NotApplicable`] (and the suite reports every test as n/a). The
+//! compiler asks every store for all three. Those suites run on the connection its
+//! [`Adapter::DriverSuites`] names (itself, for most stores).
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -23,8 +25,8 @@ use crate::workload::pool::{BenchRow, PoolTest};
 use crate::workload::record::Record;
 use crate::workload::ycsb::OpKind;
 
+pub mod conn;
 pub mod registry;
-pub mod socket;
 pub mod sql;
 pub mod tls;
 pub mod url;
@@ -403,6 +405,13 @@ impl<S> YcsbSuite<S> for NotApplicable {
 
 /// A store's own open and URL check, which the registry calls.
 pub trait Adapter: Store {
+    /// The connection the driver, pool and YCSB suites open: `Self` for most stores; a
+    /// type of its own where those suites measure another client than the classic suite's
+    /// (PostgreSQL's tokio-postgres beside dbcompare's own connection). Each type has the
+    /// suites' traits of its own client only, so the compiler checks which suite runs on
+    /// which.
+    type DriverSuites: Adapter;
+
     /// Checks a URL the way the store's driver will read it (the scheme and the host are
     /// checked for every store already); the error says what is wrong, without the URL.
     fn check_url(raw: &str) -> Result<()>;
@@ -440,20 +449,6 @@ pub struct ConnectSpec {
     pub connect_timeout: Duration,
     /// Each store's own options (`--sqlite-path`, `--couchbase-query`, ...).
     pub options: StoreOptions,
-    /// What the connections are for.
-    pub purpose: Purpose,
-}
-
-/// What a store's connections are for, where a store serves the two on different clients
-/// (PostgreSQL: dbcompare's own connection for the records, tokio-postgres for what
-/// measures the driver).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Purpose {
-    /// The classic suite's records, and `dbcompare check`.
-    #[default]
-    Records,
-    /// The driver, pool and YCSB suites.
-    DriverSuites,
 }
 
 impl ConnectSpec {

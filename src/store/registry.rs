@@ -1,15 +1,20 @@
 //! The one list of store adapters. From it `stores!` derives [`AnyStore`] (an open store of
-//! any kind, statically dispatched: no allocation per operation), its dispatch of every
-//! suite's operations, how a kind is opened ([`StoreKind::connect`]) and how a URL for it
-//! is checked ([`parse_url`]). A kind of the catalog missing from the list does not
-//! compile: the matches on [`StoreKind`] below are exhaustive.
+//! any kind for the classic suite and `dbcompare check`, statically dispatched: no
+//! allocation per operation), [`AnyDriverStore`] (the same for the driver, pool and YCSB
+//! suites, on each store's [`Adapter::DriverSuites`] connection), their dispatch of every
+//! suite's operations, how a kind is opened ([`StoreKind::connect`],
+//! [`StoreKind::connect_for_drivers`]) and how a URL for it is checked ([`parse_url`]). A
+//! kind of the catalog missing from the list does not compile: the matches on
+//! [`StoreKind`] below are exhaustive.
+
+use std::future::Future;
 
 use anyhow::{Context, Result, anyhow};
 
 use super::url::{StoreUrl, bad_url};
 use super::{
-    Adapter, ConnectSpec, DiskUsage, DriverStore, DriverSuite, PoolStore, PoolSuite, Store,
-    Supported, YcsbFields, YcsbStore, YcsbSuite, YcsbTable,
+    Adapter, ConnectSpec, DiskUsage, DriverStore, DriverSuite, NotApplicable, PoolStore, PoolSuite,
+    Store, Supported, YcsbFields, YcsbStore, YcsbSuite, YcsbTable,
 };
 use crate::catalog::{StoreInfo, StoreKind};
 use crate::error::UsageError;
@@ -19,10 +24,26 @@ use crate::workload::record::Record;
 use crate::workload::ycsb::OpKind;
 
 impl StoreKind {
-    /// Opens a connection ready for [`Store::reset`]; a server store within the connect
-    /// timeout, its errors naming the server's address and (masked) URL.
+    /// Opens a connection for the classic suite and `dbcompare check`, ready for
+    /// [`Store::reset`]; a server store within the connect timeout, its errors naming the
+    /// server's address and (masked) URL.
     pub async fn connect(self, spec: &ConnectSpec) -> Result<AnyStore> {
-        let connecting = open(self, spec);
+        self.within_timeout(spec, open(self, spec)).await
+    }
+
+    /// Opens a connection for the driver, pool and YCSB suites, as [`StoreKind::connect`]
+    /// does.
+    pub async fn connect_for_drivers(self, spec: &ConnectSpec) -> Result<AnyDriverStore> {
+        self.within_timeout(spec, open_for_drivers(self, spec))
+            .await
+    }
+
+    /// `connecting`, given the connect timeout when it reaches a server.
+    async fn within_timeout<T>(
+        self,
+        spec: &ConnectSpec,
+        connecting: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
         let Some(url) = &spec.url else {
             // Embedded (a server store without a URL says so itself).
             return connecting.await;
@@ -58,12 +79,12 @@ pub fn parse_url(kind: StoreKind, raw: &str) -> Result<StoreUrl, UsageError> {
     Ok(url)
 }
 
-/// `match` on an [`AnyStore`], the same call for every kind; `$ty` names the store's type
-/// in the call.
+/// `match` on an [`AnyStore`] or an [`AnyDriverStore`] (`$enum`), the same call for every
+/// kind; `$ty` names the store's type in the call.
 macro_rules! dispatch {
-    ($any:expr, $store:ident: $ty:ident => $call:expr; $($kind:ident => $type:ty),+) => {
+    ($enum:ident $any:expr, $store:ident: $ty:ident => $call:expr; $($kind:ident => $type:ty),+) => {
         match $any {
-            $(AnyStore::$kind($store) => {
+            $($enum::$kind($store) => {
                 #[allow(dead_code)]
                 type $ty = $type;
                 $call
@@ -72,10 +93,121 @@ macro_rules! dispatch {
     };
 }
 
+/// The [`Store`] of an `$enum` of open stores: each call dispatched to the kind's store;
+/// the suites' markers (`type Driver` and the others) are `$suites`.
+macro_rules! any_store {
+    ($enum:ident, $suites:ty; $($kind:ident => $type:ty),+) => {
+        impl Store for $enum {
+            type Driver = $suites;
+            type Pool = $suites;
+            type Ycsb = $suites;
+
+            async fn describe(&mut self) -> Result<StoreInfo> {
+                dispatch!($enum self, s: S => s.describe().await; $($kind => $type),+)
+            }
+            async fn reset(&mut self) -> Result<()> {
+                dispatch!($enum self, s: S => s.reset().await; $($kind => $type),+)
+            }
+            async fn insert(&mut self, record: &Record) -> Result<()> {
+                dispatch!($enum self, s: S => s.insert(record).await; $($kind => $type),+)
+            }
+            async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
+                dispatch!($enum self, s: S => s.find(unique_id).await; $($kind => $type),+)
+            }
+            async fn disk_usage(&mut self) -> Result<DiskUsage> {
+                dispatch!($enum self, s: S => s.disk_usage().await; $($kind => $type),+)
+            }
+            async fn counters(&mut self) -> Result<std::collections::BTreeMap<String, u64>> {
+                dispatch!($enum self, s: S => s.counters().await; $($kind => $type),+)
+            }
+            async fn close(self) -> Result<()> {
+                dispatch!($enum self, s: S => s.close().await; $($kind => $type),+)
+            }
+        }
+    };
+}
+
+/// [`AnyDriverStore`] from the list of `Kind => the type its driver suites open`.
+macro_rules! driver_stores {
+    ($($kind:ident => $type:ty),+) => {
+        /// An open store of any kind for the driver, pool and YCSB suites (static dispatch:
+        /// no allocation per operation).
+        pub enum AnyDriverStore {
+            $($kind($type),)+
+        }
+
+        async fn open_for_drivers(kind: StoreKind, spec: &ConnectSpec) -> Result<AnyDriverStore> {
+            Ok(match kind {
+                $(StoreKind::$kind => AnyDriverStore::$kind(<$type as Adapter>::connect(spec).await?),)+
+            })
+        }
+
+        any_store!(AnyDriverStore, Supported; $($kind => $type),+);
+
+        impl DriverStore for AnyDriverStore {
+            fn driver_operation(&self, op: DriverOp) -> Option<&'static str> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Driver as DriverSuite<S>>::operation(s, op); $($kind => $type),+)
+            }
+            async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Driver as DriverSuite<S>>::run(s, op, i).await; $($kind => $type),+)
+            }
+        }
+
+        impl YcsbStore for AnyDriverStore {
+            fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::operation(s, op); $($kind => $type),+)
+            }
+            async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::reset(s, table).await; $($kind => $type),+)
+            }
+            async fn ycsb_use(&mut self, table: &YcsbTable) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::use_table(s, table).await; $($kind => $type),+)
+            }
+            async fn ycsb_insert(&mut self, key: &str, values: &[String]) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::insert(s, key, values).await; $($kind => $type),+)
+            }
+            async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::read(s, key, field).await; $($kind => $type),+)
+            }
+            async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::update(s, key, values).await; $($kind => $type),+)
+            }
+            async fn ycsb_scan(&mut self, start: &str, count: u32, field: Option<u16>) -> Result<Vec<(String, YcsbFields)>> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::scan(s, start, count, field).await; $($kind => $type),+)
+            }
+        }
+
+        impl PoolStore for AnyDriverStore {
+            fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::operation(s, test); $($kind => $type),+)
+            }
+            async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::load(s, rows).await; $($kind => $type),+)
+            }
+            async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::large(s, max_id).await; $($kind => $type),+)
+            }
+            async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::point(s, id).await; $($kind => $type),+)
+            }
+            async fn pool_batch_reset(&mut self) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_reset(s).await; $($kind => $type),+)
+            }
+            async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_insert(s, rows).await; $($kind => $type),+)
+            }
+            async fn pool_batch_count(&mut self) -> Result<u64> {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_count(s).await; $($kind => $type),+)
+            }
+        }
+    };
+}
+
 /// Derives everything in this file from the list of `Kind => adapter type`.
 macro_rules! stores {
     ($($kind:ident => $store:ty),+ $(,)?) => {
-        /// An open store of any kind (static dispatch: no allocation per operation).
+        /// An open store of any kind for the classic suite and `dbcompare check` (static
+        /// dispatch: no allocation per operation).
         pub enum AnyStore {
             $($kind($store),)+
         }
@@ -92,97 +224,16 @@ macro_rules! stores {
             }
         }
 
-        impl Store for AnyStore {
-            type Driver = Supported;
-            type Pool = Supported;
-            type Ycsb = Supported;
+        any_store!(AnyStore, NotApplicable; $($kind => $store),+);
 
-            async fn describe(&mut self) -> Result<StoreInfo> {
-                dispatch!(self, s: S => s.describe().await; $($kind => $store),+)
-            }
-            async fn reset(&mut self) -> Result<()> {
-                dispatch!(self, s: S => s.reset().await; $($kind => $store),+)
-            }
-            async fn insert(&mut self, record: &Record) -> Result<()> {
-                dispatch!(self, s: S => s.insert(record).await; $($kind => $store),+)
-            }
-            async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
-                dispatch!(self, s: S => s.find(unique_id).await; $($kind => $store),+)
-            }
-            async fn disk_usage(&mut self) -> Result<DiskUsage> {
-                dispatch!(self, s: S => s.disk_usage().await; $($kind => $store),+)
-            }
-            async fn counters(&mut self) -> Result<std::collections::BTreeMap<String, u64>> {
-                dispatch!(self, s: S => s.counters().await; $($kind => $store),+)
-            }
-            async fn close(self) -> Result<()> {
-                dispatch!(self, s: S => s.close().await; $($kind => $store),+)
-            }
-        }
-
-        impl DriverStore for AnyStore {
-            fn driver_operation(&self, op: DriverOp) -> Option<&'static str> {
-                dispatch!(self, s: S => <<S as Store>::Driver as DriverSuite<S>>::operation(s, op); $($kind => $store),+)
-            }
-            async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Driver as DriverSuite<S>>::run(s, op, i).await; $($kind => $store),+)
-            }
-        }
-
-        impl YcsbStore for AnyStore {
-            fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::operation(s, op); $($kind => $store),+)
-            }
-            async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::reset(s, table).await; $($kind => $store),+)
-            }
-            async fn ycsb_use(&mut self, table: &YcsbTable) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::use_table(s, table).await; $($kind => $store),+)
-            }
-            async fn ycsb_insert(&mut self, key: &str, values: &[String]) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::insert(s, key, values).await; $($kind => $store),+)
-            }
-            async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::read(s, key, field).await; $($kind => $store),+)
-            }
-            async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::update(s, key, values).await; $($kind => $store),+)
-            }
-            async fn ycsb_scan(&mut self, start: &str, count: u32, field: Option<u16>) -> Result<Vec<(String, YcsbFields)>> {
-                dispatch!(self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::scan(s, start, count, field).await; $($kind => $store),+)
-            }
-        }
-
-        impl PoolStore for AnyStore {
-            fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::operation(s, test); $($kind => $store),+)
-            }
-            async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::load(s, rows).await; $($kind => $store),+)
-            }
-            async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::large(s, max_id).await; $($kind => $store),+)
-            }
-            async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::point(s, id).await; $($kind => $store),+)
-            }
-            async fn pool_batch_reset(&mut self) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_reset(s).await; $($kind => $store),+)
-            }
-            async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_insert(s, rows).await; $($kind => $store),+)
-            }
-            async fn pool_batch_count(&mut self) -> Result<u64> {
-                dispatch!(self, s: S => <<S as Store>::Pool as PoolSuite<S>>::batch_count(s).await; $($kind => $store),+)
-            }
-        }
+        driver_stores!($($kind => <$store as Adapter>::DriverSuites),+);
     };
 }
 
 // The list: one line per store, `Kind => adapter`.
 stores! {
     Sqlite => super::sqlite::SqliteStore,
-    Postgres => super::postgres::PostgresStore,
+    Postgres => super::postgres::PostgresStore<super::postgres::records::Own>,
     Mysql => super::mysql::MysqlStore,
     Mongodb => super::mongodb::MongoStore,
     Redis => super::redis::RedisStore,

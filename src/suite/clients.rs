@@ -209,7 +209,6 @@ mod tests {
                     sqlite_path: Some(path.clone()),
                     ..Default::default()
                 },
-                purpose: Default::default(),
             };
             async move { SqliteStore::open(&spec) }
         }

@@ -9,9 +9,9 @@ use std::time::Duration;
 use dbcompare::catalog::{Durability, StoreKind, StoreOptions, Transactions};
 use dbcompare::report::model::{PhaseKind, StoreInfo, StoreResult};
 use dbcompare::server::{self, LocalServer};
-use dbcompare::store::registry::AnyStore;
+use dbcompare::store::registry::{AnyDriverStore, AnyStore};
 use dbcompare::store::url::StoreUrl;
-use dbcompare::store::{ConnectSpec, DriverStore, Purpose, Store};
+use dbcompare::store::{ConnectSpec, DriverStore, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 use dbcompare::suite::clients::{Clients, Connect};
@@ -142,29 +142,47 @@ pub async fn connect_with(
     data_dir: Option<&std::path::Path>,
     mongodb_transactions: Transactions,
 ) -> AnyStore {
-    connect_as(
-        kind,
-        url,
-        durability,
-        data_dir,
-        mongodb_transactions,
-        Purpose::Records,
-    )
-    .await
+    let spec = spec(kind, url, durability, data_dir, mongodb_transactions);
+    kind.connect(&spec)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {kind} at {}: {e:#}", masked(&spec)))
 }
 
-/// Connects to `url` for `purpose`.
-async fn connect_as(
+/// Connects to `url` the way the runner does for the driver, pool and YCSB suites.
+pub async fn connect_url_for_drivers(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+) -> AnyDriverStore {
+    connect_with_for_drivers(kind, url, durability, data_dir, Transactions::Auto).await
+}
+
+/// [`connect_with`] for the driver, pool and YCSB suites.
+pub async fn connect_with_for_drivers(
     kind: StoreKind,
     url: &str,
     durability: Durability,
     data_dir: Option<&std::path::Path>,
     mongodb_transactions: Transactions,
-    purpose: Purpose,
-) -> AnyStore {
+) -> AnyDriverStore {
+    let spec = spec(kind, url, durability, data_dir, mongodb_transactions);
+    kind.connect_for_drivers(&spec)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {kind} at {}: {e:#}", masked(&spec)))
+}
+
+/// What a connection to `url` is opened with.
+fn spec(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+    mongodb_transactions: Transactions,
+) -> ConnectSpec {
     let url = StoreUrl::parse(kind, url).unwrap_or_else(|e| panic!("{e}"));
-    let spec = ConnectSpec {
-        url: Some(url.clone()),
+    ConnectSpec {
+        url: Some(url),
         data_dir: data_dir.map(std::path::Path::to_path_buf),
         durability,
         connect_timeout: Duration::from_secs(10),
@@ -172,11 +190,16 @@ async fn connect_as(
             mongodb_transactions,
             ..Default::default()
         },
-        purpose,
-    };
-    kind.connect(&spec)
-        .await
-        .unwrap_or_else(|e| panic!("connecting to {kind} at {}: {e:#}", url.masked()))
+    }
+}
+
+/// The URL of `spec`, masked.
+fn masked(spec: &ConnectSpec) -> String {
+    spec.url
+        .as_ref()
+        .map(StoreUrl::masked)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Connects to a local server the way the runner does.
@@ -244,39 +267,36 @@ pub fn connector_url(
 
 /// Connects to a local server the way the runner does for the driver, pool and YCSB
 /// suites.
-pub async fn connect_for_drivers(server: &LocalServer, durability: Durability) -> AnyStore {
+pub async fn connect_for_drivers(server: &LocalServer, durability: Durability) -> AnyDriverStore {
     let data_dir = server.data_dir();
-    connect_as(
-        server.kind(),
-        &server.url(),
-        durability,
-        Some(&data_dir),
-        Transactions::Auto,
-        Purpose::DriverSuites,
-    )
-    .await
+    connect_url_for_drivers(server.kind(), &server.url(), durability, Some(&data_dir)).await
+}
+
+/// [`connector_url`] for the driver, pool and YCSB suites.
+pub fn connector_url_for_drivers(
+    kind: StoreKind,
+    url: &str,
+    durability: Durability,
+    data_dir: Option<&std::path::Path>,
+) -> impl Connect<Store = AnyDriverStore> + Send + 'static + use<> {
+    let (url, data_dir) = (url.to_string(), data_dir.map(std::path::Path::to_path_buf));
+    move || {
+        let (url, data_dir) = (url.clone(), data_dir.clone());
+        async move { Ok(connect_url_for_drivers(kind, &url, durability, data_dir.as_deref()).await) }
+    }
 }
 
 /// [`connector`] for the driver, pool and YCSB suites.
 pub fn connector_for_drivers(
     server: &LocalServer,
     durability: Durability,
-) -> impl Connect<Store = AnyStore> + Send + 'static + use<> {
-    let (kind, url, data_dir) = (server.kind(), server.url(), server.data_dir());
-    move || {
-        let (url, data_dir) = (url.clone(), data_dir.clone());
-        async move {
-            Ok(connect_as(
-                kind,
-                &url,
-                durability,
-                Some(&data_dir),
-                Transactions::Auto,
-                Purpose::DriverSuites,
-            )
-            .await)
-        }
-    }
+) -> impl Connect<Store = AnyDriverStore> + Send + 'static + use<> {
+    connector_url_for_drivers(
+        server.kind(),
+        &server.url(),
+        durability,
+        Some(&server.data_dir()),
+    )
 }
 
 /// [`connector_url`] for a local server.

@@ -238,6 +238,8 @@ impl Drop for AerospikeStore {
 }
 
 impl Adapter for AerospikeStore {
+    type DriverSuites = Self;
+
     /// Checks a URL the way the adapter will read it.
     fn check_url(raw: &str) -> Result<()> {
         parse_url(raw).map(|_| ())

@@ -195,6 +195,8 @@ impl CouchbaseStore {
 }
 
 impl Adapter for CouchbaseStore {
+    type DriverSuites = Self;
+
     /// Checks a URL the way the adapter will read it.
     fn check_url(raw: &str) -> Result<()> {
         parse_url(raw).map(|_| ())

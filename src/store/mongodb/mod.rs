@@ -12,98 +12,25 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, bail};
-use chrono::{TimeZone, Utc};
 use mongodb::bson::{self, Document, doc};
-use mongodb::options::{
-    Acknowledgment, ClientOptions, CollectionOptions, IndexOptions, WriteConcern,
-};
-use mongodb::{Client, ClientSession, Collection, Database, IndexModel};
-use serde::{Deserialize, Serialize};
+use mongodb::options::{Acknowledgment, WriteConcern};
+use mongodb::{Client, ClientSession, Collection, Database};
 
-use crate::catalog::{Durability, StoreInfo, StoreKind, Transactions};
-use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported};
-use crate::workload::pool::{BATCH_TABLE, DATA_TABLE};
-use crate::workload::record::{Data, Record, TABLE};
+use crate::catalog::{Durability, StoreInfo};
+use crate::store::{DiskUsage, Store, Supported};
+use crate::workload::record::{Record, TABLE};
 
+mod connect;
 mod driver;
 mod pool;
+mod record;
 mod ycsb;
 
 use pool::BenchDoc;
-
-/// The database used when the URL names none.
-const DEFAULT_DATABASE: &str = "dbcompare";
+use record::{Doc, index_models, search_filter};
 
 /// Server error code of a command the server does not have.
 const COMMAND_NOT_FOUND: i32 = 59;
-
-/// The document as stored: the record's fields with `created_at` as a BSON date.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Doc {
-    pub id: i64,
-    pub unique_id: String,
-    pub created_by: i64,
-    pub updated_by: i64,
-    pub deleted_by: i64,
-    pub created_at: bson::DateTime,
-    pub data: Data,
-}
-
-impl From<&Record> for Doc {
-    fn from(r: &Record) -> Self {
-        Doc {
-            id: r.id,
-            unique_id: r.unique_id.clone(),
-            created_by: r.created_by,
-            updated_by: r.updated_by,
-            deleted_by: r.deleted_by,
-            created_at: bson::DateTime::from_millis(r.created_at.timestamp_millis()),
-            data: r.data.clone(),
-        }
-    }
-}
-
-impl TryFrom<Doc> for Record {
-    type Error = anyhow::Error;
-
-    fn try_from(d: Doc) -> Result<Self> {
-        Ok(Record {
-            id: d.id,
-            unique_id: d.unique_id,
-            created_by: d.created_by,
-            updated_by: d.updated_by,
-            deleted_by: d.deleted_by,
-            created_at: Utc
-                .timestamp_millis_opt(d.created_at.timestamp_millis())
-                .single()
-                .context("created_at out of range")?,
-            data: d.data,
-        })
-    }
-}
-
-/// The indexes reset creates: unique on unique_id, plain on data.name and data.age.
-pub fn index_models() -> Vec<IndexModel> {
-    let unique = IndexOptions::builder()
-        .unique(true)
-        .name("dbcompare_records_unique_id".to_string())
-        .build();
-    let named = |name: &str| IndexOptions::builder().name(name.to_string()).build();
-    vec![
-        IndexModel::builder()
-            .keys(doc! { "unique_id": 1 })
-            .options(unique)
-            .build(),
-        IndexModel::builder()
-            .keys(doc! { "data.name": 1 })
-            .options(named("dbcompare_records_name"))
-            .build(),
-        IndexModel::builder()
-            .keys(doc! { "data.age": 1 })
-            .options(named("dbcompare_records_age"))
-            .build(),
-    ]
-}
 
 /// The write concern of a durability mode.
 pub fn write_concern(durability: Durability) -> WriteConcern {
@@ -111,37 +38,6 @@ pub fn write_concern(durability: Durability) -> WriteConcern {
         .w(Acknowledgment::Nodes(1))
         .journal(durability == Durability::Durable)
         .build()
-}
-
-/// The filter of a search.
-pub fn search_filter(unique_id: &str) -> Document {
-    doc! { "unique_id": unique_id }
-}
-
-/// How the server is deployed, from `hello`: transactions need a replica set or mongos.
-/// A replica set's members as the server's `hello` lists them, the primary marked.
-fn members(hello: &Document) -> Option<String> {
-    let hosts = hello.get_array("hosts").ok()?;
-    let primary = hello.get_str("primary").ok();
-    let listed: Vec<String> = hosts
-        .iter()
-        .filter_map(|h| h.as_str())
-        .map(|h| match primary {
-            Some(p) if p == h => format!("{h} (primary)"),
-            _ => h.to_string(),
-        })
-        .collect();
-    (!listed.is_empty()).then(|| listed.join(", "))
-}
-
-fn topology(hello: &Document) -> (&'static str, Option<String>) {
-    if hello.get_str("msg") == Ok("isdbgrid") {
-        ("sharded cluster", None)
-    } else if let Ok(set) = hello.get_str("setName") {
-        ("replica set", Some(set.to_string()))
-    } else {
-        ("standalone", None)
-    }
 }
 
 pub struct MongoStore {
@@ -163,23 +59,6 @@ pub struct MongoStore {
     ycsb: Option<ycsb::Table>,
     /// The TLS the URL asked for (`tls=true`, `tlsCAFile`, `tlsInsecure`...).
     tls: Option<crate::store::tls::Tls>,
-}
-
-/// The driver's TLS options in dbcompare's terms, for the report.
-fn tls_of(options: &ClientOptions) -> Option<crate::store::tls::Tls> {
-    use crate::store::tls::{Tls, Verify};
-    let Some(mongodb::options::Tls::Enabled(tls)) = &options.tls else {
-        return None;
-    };
-    let verify = if tls.allow_invalid_certificates == Some(true) {
-        Verify::Nothing
-    } else {
-        Verify::Full
-    };
-    Some(Tls {
-        verify,
-        ca: tls.ca_file_path.clone(),
-    })
 }
 
 fn is_duplicate_key(e: &mongodb::error::Error) -> bool {
@@ -220,70 +99,6 @@ async fn drop_or_empty<T: Send + Sync>(collection: &Collection<T>) -> Result<()>
             Ok(())
         }
         Err(e) => Err(e).with_context(|| format!("dropping {}", collection.name())),
-    }
-}
-
-impl Adapter for MongoStore {
-    /// Checks a URL the way the driver will read it (no DNS lookups for +srv here).
-    fn check_url(raw: &str) -> Result<()> {
-        // The driver's own parser: several hosts, replicaSet, tls and every other option.
-        mongodb::options::ConnectionString::parse(raw)?;
-        Ok(())
-    }
-
-    async fn connect(spec: &ConnectSpec) -> Result<Self> {
-        let url = spec.server_url(StoreKind::Mongodb)?;
-        let mut options = ClientOptions::parse(url.expose()).await?;
-        let tls = tls_of(&options);
-        options.connect_timeout = Some(spec.connect_timeout);
-        // A little shorter than the connect timeout around the whole open: a server the
-        // driver cannot select then fails with the driver's reason (a certificate refused,
-        // a connection refused), not with the bare timeout, on a loaded machine too.
-        options.server_selection_timeout = Some(spec.connect_timeout.mul_f64(0.8));
-        options.app_name = Some("dbcompare".to_string());
-        let database = options
-            .default_database
-            .clone()
-            .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
-        let client = Client::with_options(options)?;
-        let db = client.database(&database);
-        let hello = db.run_command(doc! { "hello": 1 }).await?;
-        let (kind, set) = topology(&hello);
-        let members = members(&hello);
-        let transactions = match spec.options.mongodb_transactions {
-            Transactions::Auto => kind != "standalone",
-            Transactions::Always => true,
-            Transactions::Never => false,
-        };
-        let session = match transactions {
-            true => Some(client.start_session().await?),
-            false => None,
-        };
-        let with_write_concern = || {
-            CollectionOptions::builder()
-                .write_concern(write_concern(spec.durability))
-                .build()
-        };
-        let records = db.collection_with_options::<Doc>(TABLE, with_write_concern());
-        let pool_data = db.collection_with_options::<BenchDoc>(DATA_TABLE, with_write_concern());
-        let pool_batch = db.collection_with_options::<BenchDoc>(BATCH_TABLE, with_write_concern());
-        Ok(MongoStore {
-            client,
-            db,
-            records,
-            durability: spec.durability,
-            session,
-            driver_docs: None,
-            ycsb: None,
-            pool_data,
-            pool_batch,
-            topology: match set {
-                Some(set) => format!("{kind} {set}"),
-                None => kind.to_string(),
-            },
-            members,
-            tls,
-        })
     }
 }
 
@@ -507,35 +322,6 @@ pub fn describe_plan(plan: &Document) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::record::generate;
-
-    #[test]
-    fn documents_round_trip_every_field_through_bson() {
-        for r in generate(4, &"micro".parse().unwrap(), 1) {
-            let bytes = bson::to_vec(&Doc::from(&r)).unwrap();
-            let back: Doc = bson::from_slice(&bytes).unwrap();
-            assert_eq!(Record::try_from(back).unwrap(), r);
-        }
-    }
-
-    #[test]
-    fn documents_carry_native_dates_and_nested_data() {
-        let r = &generate(4, &"micro".parse().unwrap(), 1)[0];
-        let doc = bson::to_document(&Doc::from(r)).unwrap();
-        assert!(matches!(
-            doc.get("created_at"),
-            Some(bson::Bson::DateTime(_))
-        ));
-        assert_eq!(
-            doc.get_document("data").unwrap().get_str("name").unwrap(),
-            r.data.name
-        );
-        assert_eq!(
-            doc.get_document("data").unwrap().get_i64("age").unwrap(),
-            r.data.age
-        );
-        assert_eq!(doc.get_str("unique_id").unwrap(), "micro-1");
-    }
 
     #[test]
     fn indexes_and_queries_are_the_benchmarks() {
@@ -547,24 +333,6 @@ mod tests {
         assert_eq!(search_filter("tiny-4"), doc! { "unique_id": "tiny-4" });
         assert_eq!(write_concern(Durability::Durable).journal, Some(true));
         assert_eq!(write_concern(Durability::Relaxed).journal, Some(false));
-    }
-
-    #[test]
-    fn topology_decides_transactions() {
-        assert_eq!(
-            topology(&doc! { "isWritablePrimary": true }).0,
-            "standalone"
-        );
-        assert_eq!(
-            topology(&doc! { "setName": "rs0" }),
-            ("replica set", Some("rs0".into()))
-        );
-        assert_eq!(topology(&doc! { "msg": "isdbgrid" }).0, "sharded cluster");
-        assert_eq!(
-            members(&doc! { "hosts": ["a:1", "b:2"], "primary": "b:2" }).as_deref(),
-            Some("a:1, b:2 (primary)")
-        );
-        assert_eq!(members(&doc! { "isWritablePrimary": true }), None);
     }
 
     #[test]

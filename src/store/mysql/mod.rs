@@ -220,6 +220,8 @@ fn decode(row: Row) -> Result<Record> {
 }
 
 impl Adapter for MysqlStore {
+    type DriverSuites = Self;
+
     /// Checks a URL the way the driver will read it; it must name a database.
     fn check_url(raw: &str) -> Result<()> {
         let opts = options(raw)?;

@@ -1,26 +1,16 @@
 //! PostgreSQL's driver suite: the seed's SQL over the simple and the extended protocol.
 
 use anyhow::{Result, bail};
-use tokio_postgres::Statement;
 
 use super::PostgresStore;
+use super::client::{DriverStatements, TokioPostgres};
 use crate::store::DriverStore;
 use crate::workload::driver::{DriverOp, check_large};
-
-/// The driver suite's statements, prepared on first use.
-pub(super) struct DriverStatements {
-    exec: Statement,
-    one: Statement,
-    param: Statement,
-    echo: Statement,
-    large_text: Statement,
-    large_bytes: Statement,
-}
 
 const LARGE_TEXT: &str = "SELECT repeat('A', 10000)";
 const LARGE_BYTES: &str = "SELECT convert_to(repeat('A', 10000), 'UTF8')";
 
-impl DriverStore for PostgresStore {
+impl DriverStore for PostgresStore<TokioPostgres> {
     fn driver_operation(&self, op: DriverOp) -> Option<&'static str> {
         use DriverOp::*;
         Some(match op {
@@ -43,9 +33,9 @@ impl DriverStore for PostgresStore {
 
     async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
         use DriverOp::*;
-        if self.driver.is_none() {
-            let c = super::client(&self.conn)?;
-            self.driver = Some(DriverStatements {
+        if self.conn.driver.is_none() {
+            let c = &self.conn.client;
+            self.conn.driver = Some(DriverStatements {
                 exec: c.prepare("SELECT 1").await?,
                 one: c.prepare("SELECT 1").await?,
                 param: c.prepare("SELECT $1::int8").await?,
@@ -57,8 +47,8 @@ impl DriverStore for PostgresStore {
             });
         }
         let (c, st) = (
-            super::client(&self.conn)?,
-            self.driver.as_ref().expect("prepared above"),
+            &self.conn.client,
+            self.conn.driver.as_ref().expect("prepared above"),
         );
         let one = |n: i32| {
             if n == 1 {

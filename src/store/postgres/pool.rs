@@ -5,6 +5,7 @@ use anyhow::Result;
 use tokio_postgres::Client;
 
 use super::PostgresStore;
+use super::client::TokioPostgres;
 use crate::store::PoolStore;
 use crate::workload::pool::{BenchRow, PoolTest};
 
@@ -87,7 +88,7 @@ async fn copy_rows(client: &Client, table: &str, rows: &[BenchRow]) -> Result<()
     Ok(())
 }
 
-impl PoolStore for PostgresStore {
+impl PoolStore for PostgresStore<TokioPostgres> {
     fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
         Some(match test {
             PoolTest::LargeResultSet => {
@@ -102,7 +103,7 @@ impl PoolStore for PostgresStore {
     }
 
     async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
-        let client = super::client(&self.conn)?;
+        let client = &self.conn.client;
         client.batch_execute(POOL_SCHEMA).await?;
         copy_rows(client, "benchmark_data", rows).await?;
         client.batch_execute("ANALYZE benchmark_data").await?;
@@ -111,30 +112,32 @@ impl PoolStore for PostgresStore {
 
     async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id <= $1 ORDER BY id");
-        let rows = super::client(&self.conn)?
-            .query(&sql, &[&(max_id as i32)])
-            .await?;
+        let rows = self.conn.client.query(&sql, &[&(max_id as i32)]).await?;
         rows.iter().map(bench_row).collect()
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id = $1");
-        let row = super::client(&self.conn)?.query_opt(&sql, &[&id]).await?;
+        let row = self.conn.client.query_opt(&sql, &[&id]).await?;
         row.as_ref().map(bench_row).transpose()
     }
 
     async fn pool_batch_reset(&mut self) -> Result<()> {
-        Ok(super::client(&self.conn)?
+        Ok(self
+            .conn
+            .client
             .batch_execute("TRUNCATE benchmark_batch")
             .await?)
     }
 
     async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
-        copy_rows(super::client(&self.conn)?, "benchmark_batch", rows).await
+        copy_rows(&self.conn.client, "benchmark_batch", rows).await
     }
 
     async fn pool_batch_count(&mut self) -> Result<u64> {
-        let n: i64 = super::client(&self.conn)?
+        let n: i64 = self
+            .conn
+            .client
             .query_one("SELECT count(*) FROM benchmark_batch", &[])
             .await?
             .try_get(0)?;

@@ -1,10 +1,11 @@
 //! dbcompare's own PostgreSQL connection, for the classic suite: the frontend/backend
-//! protocol's messages written and read by postgres-protocol's codecs, in the task that
-//! sends the query, with no second task between them. tokio-postgres hands every request
-//! over a channel to a connection task of its own and the answer back over another, and
-//! builds a row object per row; beside pgbench running the same query, that cost dbcompare
-//! about a fifth more client CPU per search than a loop of these codecs
-//! (`bench/postgres-protocol.sh`). The driver, pool and YCSB suites keep tokio-postgres.
+//! protocol's messages written and read by postgres-protocol's codecs on the stores' own
+//! connection core ([`Conn`]: one request at a time, in the task that sends it).
+//! tokio-postgres hands every request over a channel to a connection task of its own and
+//! the answer back over another, and builds a row object per row; beside pgbench running
+//! the same query, that cost dbcompare about a fifth more client CPU per search than a loop
+//! of these codecs (`bench/postgres-protocol.sh`). The driver, pool and YCSB suites keep
+//! tokio-postgres.
 //!
 //! What it speaks: startup with cleartext, MD5 or SCRAM-SHA-256 authentication; TLS after
 //! an SSLRequest (`sslmode` in the URL); the hosts of the URL tried in order; the simple
@@ -12,10 +13,6 @@
 //! parameter and result in binary. Errors keep the server's severity, message, detail and
 //! hint; a FATAL one (`terminating connection due to administrator command`) is the
 //! connection's end and says so.
-//!
-//! One request at a time: a request whose future is dropped before its answer is read
-//! (Ctrl-C, a timeout) would leave that answer on the socket for the next request to read
-//! as its own, so the connection then refuses every request.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -30,11 +27,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_postgres::config::{Config, Host, TargetSessionAttrs};
 use tokio_postgres::types::{IsNull, ToSql, Type};
 
-use crate::store::socket::{self, BoxedStream};
+use crate::store::conn::{self, BoxedStream, Conn, Decode, Request};
 use crate::store::tls::Tls;
-
-/// Bytes read from the socket at a time, at least (the buffer grows for larger answers).
-const READ_AHEAD: usize = 16 * 1024;
 
 /// Binary, for every parameter and result column.
 const BINARY: i16 = 1;
@@ -43,16 +37,9 @@ const BINARY: i16 = 1;
 pub type TextRow = Vec<Option<String>>;
 
 pub struct Wire {
-    stream: BoxedStream,
+    conn: Conn<Messages>,
     /// The messages being sent (kept: no allocation per request).
     out: BytesMut,
-    /// Bytes read and not yet parsed.
-    input: BytesMut,
-    /// Set while a request is on the wire; still set when the next one starts means the
-    /// last one's answer was never read.
-    busy: bool,
-    /// Why the connection can no longer be used, once it cannot.
-    broken: Option<String>,
 }
 
 /// What the TLS part of the URL asks for.
@@ -60,6 +47,28 @@ pub struct TlsAsk<'a> {
     pub tls: &'a Tls,
     /// `sslmode=prefer`: plain when the server does not offer TLS.
     pub optional: bool,
+}
+
+/// The backend's messages, less the asynchronous ones (notices, parameter changes,
+/// notifications), which no request waits for.
+struct Messages;
+
+impl Decode for Messages {
+    type Frame = Message;
+    type Error = anyhow::Error;
+
+    fn decode(&mut self, input: &mut BytesMut) -> Result<Option<Message>> {
+        loop {
+            match Message::parse(input).context("a malformed message")? {
+                Some(
+                    Message::NoticeResponse(_)
+                    | Message::ParameterStatus(_)
+                    | Message::NotificationResponse(_),
+                ) => continue,
+                message => return Ok(message),
+            }
+        }
+    }
 }
 
 impl Wire {
@@ -192,120 +201,57 @@ impl Wire {
 
     /// Says goodbye (Terminate) and closes the socket.
     pub async fn close(mut self) -> Result<()> {
-        if self.broken.is_some() || self.busy {
-            return Ok(());
-        }
         self.out.clear();
         frontend::terminate(&mut self.out);
-        self.stream.write_all(&self.out).await?;
-        self.stream.shutdown().await?;
-        Ok(())
+        self.conn.close(&self.out).await
     }
 
     /// Sends what `out` holds and reads the answer up to ReadyForQuery, each message of it
-    /// to `each` (the server's notices and parameter changes are not). The first error the
-    /// server sent is the result, after its ReadyForQuery: the connection stays usable.
+    /// to `each`. The first error the server sent is the result, after its ReadyForQuery:
+    /// the connection stays usable.
     async fn exchange(&mut self, mut each: impl FnMut(Message) -> Result<()>) -> Result<()> {
-        if let Some(why) = &self.broken {
-            bail!("the connection is closed: {why}");
-        }
-        if self.busy {
-            let why = "a request was abandoned before its answer was read";
-            self.broken = Some(why.to_string());
-            bail!("the connection is closed: {why}");
-        }
-        self.busy = true;
-        let done = self.exchange_now(&mut each).await;
-        match done {
-            Ok(answered) => {
-                self.busy = false;
-                answered
+        let mut request = self.conn.begin()?;
+        let read = async {
+            if let Err(e) = request.send(&self.out).await {
+                return Err(last_words(&mut request, e).await);
             }
-            Err(e) => {
-                self.broken = Some(format!("{e:#}"));
-                Err(e)
-            }
-        }
-    }
-
-    /// [`Wire::exchange`]: the outer error is the connection's (it can no longer be
-    /// used), the inner one the request's.
-    async fn exchange_now(
-        &mut self,
-        each: &mut impl FnMut(Message) -> Result<()>,
-    ) -> Result<Result<()>> {
-        let sent = async {
-            self.stream.write_all(&self.out).await?;
-            // TLS may hold the end of a large request in its own buffer until flushed (a
-            // no-op on plain TCP).
-            self.stream.flush().await
-        };
-        if let Err(e) = sent.await {
-            return Err(self.last_words(e.into()).await);
-        }
-        let mut failed: Option<anyhow::Error> = None;
-        loop {
-            match self.next().await? {
-                Message::ReadyForQuery(_) => return Ok(failed.map_or(Ok(()), Err)),
-                Message::ErrorResponse(body) => {
-                    let error = server_error(&body)?;
-                    if error.fatal {
-                        bail!("the server ended the connection: {error}");
-                    }
-                    failed.get_or_insert(anyhow::Error::new(error));
-                }
-                message if failed.is_none() => {
-                    if let Err(e) = each(message) {
-                        failed = Some(e);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Why the server ended the connection, when a request could not be sent: the FATAL
-    /// error it sent before closing, if it is still to be read (waiting a moment for it),
-    /// else `e`.
-    async fn last_words(&mut self, e: anyhow::Error) -> anyhow::Error {
-        let read = tokio::time::timeout(Duration::from_millis(500), async {
+            let mut failed: Option<anyhow::Error> = None;
             loop {
-                if let Ok(Some(message)) = Message::parse(&mut self.input) {
-                    if let Message::ErrorResponse(body) = message {
-                        return server_error(&body).ok();
+                match request.next().await? {
+                    Message::ReadyForQuery(_) => return Ok(failed.map_or(Ok(()), Err)),
+                    Message::ErrorResponse(body) => {
+                        let error = server_error(&body)?;
+                        if error.fatal {
+                            bail!("the server ended the connection: {error}");
+                        }
+                        failed.get_or_insert(anyhow::Error::new(error));
                     }
-                    continue;
-                }
-                match self.stream.read_buf(&mut self.input).await {
-                    Ok(n) if n > 0 => {}
-                    _ => return None,
+                    message if failed.is_none() => {
+                        if let Err(e) = each(message) {
+                            failed = Some(e);
+                        }
+                    }
+                    _ => {}
                 }
             }
-        });
-        match read.await {
-            Ok(Some(error)) => anyhow::Error::new(error).context("the server ended the connection"),
-            _ => e,
         }
+        .await;
+        // The outer error is the connection's (it can no longer be used), the inner one
+        // the request's.
+        request.finish(read)?
     }
+}
 
-    /// The next message on the socket that is not asynchronous (a notice, a parameter
-    /// change, a notification).
-    async fn next(&mut self) -> Result<Message> {
-        loop {
-            match Message::parse(&mut self.input).context("a malformed message")? {
-                Some(
-                    Message::NoticeResponse(_)
-                    | Message::ParameterStatus(_)
-                    | Message::NotificationResponse(_),
-                ) => continue,
-                Some(message) => return Ok(message),
-                None => {}
-            }
-            self.input.reserve(READ_AHEAD);
-            if self.stream.read_buf(&mut self.input).await? == 0 {
-                bail!("the server closed the connection");
-            }
-        }
+/// Why the server ended the connection, when a request could not be sent: the FATAL error
+/// it sent before closing, if it is still to be read (waiting a moment for it), else `e`.
+async fn last_words(request: &mut Request<'_, Messages>, e: anyhow::Error) -> anyhow::Error {
+    let said = request.leftover(Duration::from_millis(500), |message| match message {
+        Message::ErrorResponse(body) => Some(server_error(&body).ok()),
+        _ => None,
+    });
+    match said.await.flatten() {
+        Some(error) => anyhow::Error::new(error).context("the server ended the connection"),
+        None => e,
     }
 }
 
@@ -318,11 +264,11 @@ async fn connect_host(
 ) -> Result<Wire> {
     let stream: BoxedStream = match host {
         Host::Tcp(name) => {
-            let mut tcp = socket::tcp(name, port).await?;
+            let mut tcp = conn::tcp(name, port).await?;
             match tls {
                 None => Box::pin(tcp),
                 Some(ask) => match ssl_request(&mut tcp).await? {
-                    true => socket::tls_over(tcp, name, ask.tls).await?,
+                    true => conn::tls_over(tcp, name, ask.tls).await?,
                     false if ask.optional => Box::pin(tcp),
                     false => {
                         bail!("the server does not accept TLS (the URL's sslmode asks for it)")
@@ -335,15 +281,12 @@ async fn connect_host(
             if tls.as_ref().is_some_and(|ask| !ask.optional) {
                 bail!("TLS over a Unix socket: PostgreSQL offers none there");
             }
-            Box::pin(socket::unix(&dir.join(format!(".s.PGSQL.{port}"))).await?)
+            Box::pin(conn::unix(&dir.join(format!(".s.PGSQL.{port}"))).await?)
         }
     };
     let mut wire = Wire {
-        stream,
+        conn: Conn::new(stream, Messages),
         out: BytesMut::new(),
-        input: BytesMut::with_capacity(READ_AHEAD),
-        busy: false,
-        broken: None,
     };
     startup(&mut wire, config).await?;
     Ok(wire)
@@ -385,10 +328,9 @@ async fn startup(wire: &mut Wire, config: &Config) -> Result<()> {
     };
     let mut scram: Option<ScramSha256> = None;
     loop {
-        wire.stream.write_all(&wire.out).await?;
-        wire.stream.flush().await?;
+        wire.conn.write(&wire.out).await?;
         wire.out.clear();
-        match wire.next().await? {
+        match wire.conn.next().await? {
             Message::AuthenticationOk | Message::BackendKeyData(_) => {}
             Message::AuthenticationCleartextPassword => {
                 frontend::password_message(password()?, &mut wire.out)?;
@@ -531,210 +473,5 @@ fn server_error(body: &ErrorResponseBody) -> Result<ServerError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::{Durability, StoreKind};
-    use crate::server;
-    use bytes::BufMut;
-    use std::str::FromStr;
-
-    /// A throw-away PostgreSQL (installed by provisioning/install.sh: a missing one fails).
-    fn postgres() -> server::LocalServer {
-        let installation = server::find(StoreKind::Postgres)
-            .expect("no PostgreSQL server is installed: run 'provisioning/install.sh postgres'");
-        server::start(
-            StoreKind::Postgres,
-            &installation,
-            Durability::Relaxed,
-            &server::DataDirs::temporary(),
-            server::Serve::default(),
-        )
-        .expect("starting a local PostgreSQL server")
-    }
-
-    async fn connect(url: &str) -> Result<Wire> {
-        Wire::connect(&Config::from_str(url)?, None, Duration::from_secs(10)).await
-    }
-
-    #[tokio::test]
-    async fn an_error_leaves_the_connection_usable_and_answers_larger_than_a_read_arrive_whole() {
-        let server = postgres();
-        let mut wire = connect(&server.url()).await.unwrap();
-        let e = wire
-            .simple("SELECT * FROM no_such_table")
-            .await
-            .unwrap_err();
-        let text = format!("{e:#}");
-        assert!(
-            text.contains("ERROR: relation \"no_such_table\" does not exist"),
-            "{text}"
-        );
-        assert!(text.contains("SQLSTATE 42P01"), "{text}");
-        // 300 kB in one row, then a small answer: the buffer grows and nothing is left over.
-        let rows = wire.simple("SELECT repeat('x', 300000), 7").await.unwrap();
-        assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0][0].as_deref().map(str::len), Some(300_000));
-        assert_eq!(rows[0][1].as_deref(), Some("7"));
-        // A prepared statement with a binary parameter, and a failing execution of it.
-        wire.prepare("half", "SELECT 10 / $1::int8", &[Type::INT8])
-            .await
-            .unwrap();
-        let mut got = Vec::new();
-        let rows = wire
-            .execute("half", &[&2_i64], &[Type::INT8], |row| {
-                let [v] = columns::<1>(row)?;
-                got.push(i64::from_be_bytes(v.unwrap().try_into()?));
-                Ok(())
-            })
-            .await
-            .unwrap();
-        assert_eq!((rows, got), (1, vec![5]));
-        let e = wire
-            .execute("half", &[&0_i64], &[Type::INT8], |_| Ok(()))
-            .await;
-        assert!(format!("{:#}", e.unwrap_err()).contains("division by zero"));
-        assert_eq!(
-            wire.simple("SELECT 1").await.unwrap(),
-            vec![vec![Some("1".into())]]
-        );
-        wire.close().await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn an_abandoned_request_closes_the_connection_for_good() {
-        let server = postgres();
-        let mut wire = connect(&server.url()).await.unwrap();
-        let slow = wire.simple("SELECT pg_sleep(5)");
-        assert!(
-            tokio::time::timeout(Duration::from_millis(200), slow)
-                .await
-                .is_err()
-        );
-        // Its answer would be read as the next request's: refused instead, every time.
-        for _ in 0..2 {
-            let e = wire.simple("SELECT 1").await.unwrap_err().to_string();
-            assert!(e.contains("abandoned"), "{e}");
-        }
-    }
-
-    #[tokio::test]
-    async fn a_wrong_password_and_a_terminated_session_give_the_servers_words() {
-        let server = postgres();
-        let wrong = server.url().replace(server.password(), "not-the-password");
-        let e = format!("{:#}", connect(&wrong).await.err().unwrap());
-        assert!(e.contains("password authentication failed"), "{e}");
-        assert!(!e.contains(server.password()), "{e}");
-        let mut wire = connect(&server.url()).await.unwrap();
-        let pid = wire.simple("SELECT pg_backend_pid()").await.unwrap()[0][0]
-            .clone()
-            .unwrap();
-        let mut other = connect(&server.url()).await.unwrap();
-        other
-            .simple(&format!("SELECT pg_terminate_backend({pid})"))
-            .await
-            .unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let e = format!("{:#}", wire.simple("SELECT 1").await.unwrap_err());
-        assert!(
-            e.contains("terminating connection due to administrator command"),
-            "{e}"
-        );
-        assert!(e.contains("the server ended the connection"), "{e}");
-    }
-
-    /// An ErrorResponse as the server writes it, with these fields.
-    fn error_response(fields: &[(u8, &str)]) -> Message {
-        let mut body = BytesMut::new();
-        for (kind, value) in fields {
-            body.put_u8(*kind);
-            body.put_slice(value.as_bytes());
-            body.put_u8(0);
-        }
-        body.put_u8(0);
-        let mut message = BytesMut::new();
-        message.put_u8(b'E');
-        message.put_i32(body.len() as i32 + 4);
-        message.put_slice(&body);
-        Message::parse(&mut message).unwrap().unwrap()
-    }
-
-    #[test]
-    fn a_server_error_keeps_its_fields_and_fatal_is_the_unlocalized_severity() {
-        let Message::ErrorResponse(body) = error_response(&[
-            (b'S', "FATAL"),
-            (b'V', "FATAL"),
-            (b'C', "57P01"),
-            (b'M', "terminating connection due to administrator command"),
-        ]) else {
-            panic!("not an error");
-        };
-        let e = server_error(&body).unwrap();
-        assert!(e.fatal);
-        assert_eq!(
-            e.to_string(),
-            "FATAL: terminating connection due to administrator command (SQLSTATE 57P01)"
-        );
-        let Message::ErrorResponse(body) = error_response(&[
-            (b'S', "ERREUR"),
-            (b'V', "ERROR"),
-            (b'C', "42P01"),
-            (b'M', "la relation « x » n'existe pas"),
-            (b'D', "a detail"),
-            (b'H', "a hint"),
-        ]) else {
-            panic!("not an error");
-        };
-        let e = server_error(&body).unwrap();
-        assert!(!e.fatal);
-        assert_eq!(
-            e.to_string(),
-            "ERROR: la relation « x » n'existe pas (SQLSTATE 42P01)\nDETAIL: a detail\nHINT: a hint"
-        );
-    }
-
-    /// A DataRow as the server writes it.
-    fn data_row(values: &[Option<&[u8]>]) -> DataRowBody {
-        let mut body = BytesMut::new();
-        body.put_i16(values.len() as i16);
-        for v in values {
-            match v {
-                None => body.put_i32(-1),
-                Some(v) => {
-                    body.put_i32(v.len() as i32);
-                    body.put_slice(v);
-                }
-            }
-        }
-        let mut message = BytesMut::new();
-        message.put_u8(b'D');
-        message.put_i32(body.len() as i32 + 4);
-        message.put_slice(&body);
-        match Message::parse(&mut message).unwrap().unwrap() {
-            Message::DataRow(row) => row,
-            _ => panic!("not a row"),
-        }
-    }
-
-    #[test]
-    fn a_row_has_exactly_the_columns_asked_for() {
-        let row = data_row(&[Some(b"a"), None, Some(b"")]);
-        let [a, b, c] = columns::<3>(&row).unwrap();
-        assert_eq!((a, b, c), (Some(&b"a"[..]), None, Some(&b""[..])));
-        assert!(
-            columns::<2>(&row)
-                .unwrap_err()
-                .to_string()
-                .contains("3 columns")
-        );
-        assert!(
-            columns::<4>(&row)
-                .unwrap_err()
-                .to_string()
-                .contains("3 columns")
-        );
-        assert_eq!(
-            text_row(&row).unwrap(),
-            vec![Some("a".to_string()), None, Some(String::new())]
-        );
-    }
-}
+#[path = "wire_tests.rs"]
+mod tests;

@@ -6,23 +6,25 @@ use tokio_postgres::Statement;
 use tokio_postgres::types::ToSql;
 
 use super::PostgresStore;
+use super::client::TokioPostgres;
 use crate::store::sql::{Placeholders, Prepared, YcsbStatements};
 use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
 use crate::workload::ycsb::OpKind;
 
-impl PostgresStore {
+impl PostgresStore<TokioPostgres> {
     async fn prepare_ycsb(&mut self, table: &YcsbTable) -> Result<()> {
         let text = YcsbStatements::new(table, Placeholders::Dollar);
         let mut prepared = Vec::new();
         for sql in text.to_prepare() {
-            prepared.push(super::client(&self.conn)?.prepare(sql).await?);
+            prepared.push(self.conn.client.prepare(sql).await?);
         }
-        self.ycsb = Some(Prepared::new(text, prepared));
+        self.conn.ycsb = Some(Prepared::new(text, prepared));
         Ok(())
     }
 
     fn prepared(&self) -> Result<&Prepared<Statement>> {
-        self.ycsb
+        self.conn
+            .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet (ycsb_reset or ycsb_use first)")
     }
@@ -40,7 +42,7 @@ fn fields_of(
     })?)
 }
 
-impl YcsbStore for PostgresStore {
+impl YcsbStore for PostgresStore<TokioPostgres> {
     fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
         Some(match op {
             OpKind::Read => "SELECT the fields WHERE ycsb_key = $1 (prepared)",
@@ -53,7 +55,8 @@ impl YcsbStore for PostgresStore {
 
     async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
         let text = YcsbStatements::new(table, Placeholders::Dollar);
-        super::client(&self.conn)?
+        self.conn
+            .client
             .batch_execute(&format!(
                 "DROP TABLE IF EXISTS {t}; CREATE TABLE {t} ({})",
                 text.columns("VARCHAR(255) COLLATE \"C\"", "TEXT"),
@@ -73,17 +76,13 @@ impl YcsbStore for PostgresStore {
         let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(values.len() + 1);
         params.push(&key);
         params.extend(values.iter().map(|v| v as &(dyn ToSql + Sync)));
-        super::client(&self.conn)?
-            .execute(&p.insert, &params)
-            .await?;
+        self.conn.client.execute(&p.insert, &params).await?;
         Ok(())
     }
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
         let p = self.prepared()?;
-        let row = super::client(&self.conn)?
-            .query_opt(p.read(field), &[&key])
-            .await?;
+        let row = self.conn.client.query_opt(p.read(field), &[&key]).await?;
         row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
             .transpose()
     }
@@ -91,15 +90,14 @@ impl YcsbStore for PostgresStore {
     async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> Result<()> {
         let fields: Vec<u16> = values.iter().map(|(f, _)| *f).collect();
         let p = self
+            .conn
             .ycsb
             .as_mut()
             .context("the YCSB table is not in use yet")?;
         let statement = match p.update(&fields) {
             Some(prepared) => prepared,
             None => {
-                let prepared = super::client(&self.conn)?
-                    .prepare(&p.text.update(&fields))
-                    .await?;
+                let prepared = self.conn.client.prepare(&p.text.update(&fields)).await?;
                 p.add_update(fields, prepared)
             }
         };
@@ -108,9 +106,7 @@ impl YcsbStore for PostgresStore {
             .map(|(_, v)| v as &(dyn ToSql + Sync))
             .collect();
         params.push(&key);
-        let updated = super::client(&self.conn)?
-            .execute(statement, &params)
-            .await?;
+        let updated = self.conn.client.execute(statement, &params).await?;
         anyhow::ensure!(updated == 1, "no record {key} to update");
         Ok(())
     }
@@ -122,7 +118,9 @@ impl YcsbStore for PostgresStore {
         field: Option<u16>,
     ) -> Result<Vec<(String, YcsbFields)>> {
         let p = self.prepared()?;
-        let rows = super::client(&self.conn)?
+        let rows = self
+            .conn
+            .client
             .query(p.scan(field), &[&start, &i64::from(count)])
             .await?;
         rows.iter()

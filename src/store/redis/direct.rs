@@ -1,50 +1,31 @@
-//! One server's connection, read and written by the task that sends the commands: a command
-//! is packed by the redis crate, written to the socket, and its reply read back and parsed
-//! by the crate's own resumable decoder in the same task, with no second task between
-//! them. The crate's multiplexed connection hands every command over a channel to a task
-//! of its own and the reply back over another; that cost about 2 us of client CPU and 10%
-//! of the throughput per GET at concurrency 1 (`bench/redis-clients.sh`), which neither
-//! redis-benchmark nor the other stores' drivers pay. Each of dbcompare's connections is
-//! driven by one task at a time, so nothing is lost by not multiplexing.
-//!
-//! The connection is strictly one command (or one pipeline) at a time. A command whose
-//! future is dropped before its reply is read (Ctrl-C, a timeout) would leave that reply on
-//! the socket for the next command to read as its own, so the connection then refuses
-//! every command: a wrong answer is never read as a right one.
+//! One server's connection, on the stores' own connection core ([`Conn`]: one command, or
+//! one pipeline, at a time, written and answered by the task that sends it): a command is
+//! packed by the redis crate, and its reply parsed by redis-protocol and made into the
+//! crate's value ([`Resp2`]). The crate's multiplexed connection hands every command over
+//! a channel to a task of its own and the reply back over another; that cost about 2 us of
+//! client CPU and 10% of the throughput per GET at concurrency 1 (`bench/redis-clients.sh`),
+//! which neither redis-benchmark nor the other stores' drivers pay. Each of dbcompare's
+//! connections is driven by one task at a time, so nothing is lost by not multiplexing.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use bytes::{Buf, BytesMut};
 use futures::FutureExt;
 use redis::aio::ConnectionLike;
 use redis::{
     Cmd, ConnectionAddr, ConnectionInfo, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult,
     Value,
 };
-use redis_protocol::resp2::types::OwnedFrame;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio_util::codec::Decoder;
 
-use crate::store::socket::{self, BoxedStream};
+use super::resp2::Resp2;
+use crate::store::conn::{self, BoxedStream, Conn};
 use crate::store::tls::Tls;
 
-/// Bytes read from the socket at a time, at least (the buffer grows for larger replies).
-const READ_AHEAD: usize = 16 * 1024;
-
 pub(super) struct Direct {
-    stream: BoxedStream,
+    conn: Conn<Resp2>,
     /// The packed command or pipeline being sent (kept: no allocation per command).
     out: Vec<u8>,
-    /// Bytes read and not yet parsed.
-    input: BytesMut,
-    parser: redis::ValueCodec,
     db: i64,
-    /// Set while a command is on the wire; still set when the next one starts means the
-    /// last one's reply was never read.
-    busy: bool,
-    /// Why the connection can no longer be used, once it cannot.
-    broken: Option<String>,
 }
 
 impl Direct {
@@ -70,13 +51,9 @@ impl Direct {
                 anyhow::anyhow!("no connection to {} within {timeout:?}", info.addr())
             })??;
         let mut conn = Direct {
-            stream: opened,
+            conn: Conn::new(opened, Resp2),
             out: Vec::new(),
-            input: BytesMut::with_capacity(READ_AHEAD),
-            parser: redis::ValueCodec::default(),
             db: settings.db(),
-            busy: false,
-            broken: None,
         };
         let handshake = async {
             if let Some(password) = settings.password() {
@@ -114,95 +91,17 @@ impl Direct {
         replies: usize,
         mut each: impl FnMut(usize, Value),
     ) -> RedisResult<()> {
-        if let Some(why) = &self.broken {
-            return Err(closed(why));
-        }
-        if self.busy {
-            let why = "a command was abandoned before its reply was read";
-            self.broken = Some(why.to_string());
-            return Err(closed(why));
-        }
-        self.busy = true;
-        let done = self.exchange_now(replies, &mut each).await;
-        match &done {
-            Ok(()) => self.busy = false,
-            Err(e) if e.is_io_error() || e.kind() == ErrorKind::Parse => {
-                self.broken = Some(e.to_string());
+        let mut request = self.conn.begin()?;
+        let read = async {
+            request.send(&self.out).await?;
+            for index in 0..replies {
+                each(index, request.next().await?);
             }
-            Err(_) => self.busy = false,
+            Ok(())
         }
-        done
+        .await;
+        request.finish(read)
     }
-
-    async fn exchange_now(
-        &mut self,
-        replies: usize,
-        each: &mut impl FnMut(usize, Value),
-    ) -> RedisResult<()> {
-        self.stream.write_all(&self.out).await?;
-        // TLS may hold the end of a large command in its own buffer until flushed (a no-op
-        // on plain TCP).
-        self.stream.flush().await?;
-        for index in 0..replies {
-            let value = self.reply().await?;
-            each(index, value);
-        }
-        Ok(())
-    }
-
-    /// The next reply on the socket. A reply that is whole in the first bytes read
-    /// (nearly every one) is parsed by redis-protocol and made into the crate's value
-    /// ([`value_of`]): a third of the instructions of the crate's parser, whose partial
-    /// state machine is what a reply spread over several reads needs, and gets.
-    async fn reply(&mut self) -> RedisResult<Value> {
-        let mut resuming = false;
-        loop {
-            if !self.input.is_empty() {
-                if !resuming {
-                    let whole =
-                        redis_protocol::resp2::decode::decode(&self.input).map_err(|e| {
-                            RedisError::from((ErrorKind::Parse, "a malformed reply", e.to_string()))
-                        })?;
-                    if let Some((frame, used)) = whole {
-                        let value = match value_of(frame) {
-                            Some(value) => value,
-                            None => redis::parse_redis_value(&self.input[..used])?,
-                        };
-                        self.input.advance(used);
-                        return Ok(value);
-                    }
-                }
-                // Part of a reply: the crate's decoder takes it from here to its end.
-                resuming = true;
-                if let Some(value) = self.parser.decode(&mut self.input)? {
-                    return Ok(value);
-                }
-            }
-            self.input.reserve(READ_AHEAD);
-            if self.stream.read_buf(&mut self.input).await? == 0 {
-                return Err(RedisError::from(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the server closed the connection",
-                )));
-            }
-        }
-    }
-}
-
-/// The redis crate's value of a RESP2 reply, as its own parser makes it; `None` for a reply
-/// holding an error, whose value (a `ServerError`) only the crate's parser can make.
-fn value_of(frame: OwnedFrame) -> Option<Value> {
-    Some(match frame {
-        OwnedFrame::SimpleString(s) if s == b"OK" => Value::Okay,
-        OwnedFrame::SimpleString(s) => Value::SimpleString(String::from_utf8(s).ok()?),
-        OwnedFrame::Error(_) => return None,
-        OwnedFrame::Integer(i) => Value::Int(i),
-        OwnedFrame::BulkString(b) => Value::BulkString(b),
-        OwnedFrame::Array(items) => {
-            Value::Array(items.into_iter().map(value_of).collect::<Option<_>>()?)
-        }
-        OwnedFrame::Null => Value::Nil,
-    })
 }
 
 /// A refused AUTH as the redis crate reports it, with the server's
@@ -221,26 +120,18 @@ fn refused(e: RedisError) -> RedisError {
     ))
 }
 
-/// The error of a connection that can no longer be used.
-fn closed(why: &str) -> RedisError {
-    RedisError::from(std::io::Error::new(
-        std::io::ErrorKind::NotConnected,
-        format!("the connection is closed: {why}"),
-    ))
-}
-
 /// The socket to `addr`, TLS over TCP for a `rediss://` address.
 async fn open(addr: &ConnectionAddr, tls: Option<&Tls>) -> Result<BoxedStream> {
     match addr {
-        ConnectionAddr::Tcp(host, port) => Ok(Box::pin(socket::tcp(host, *port).await?)),
+        ConnectionAddr::Tcp(host, port) => Ok(Box::pin(conn::tcp(host, *port).await?)),
         ConnectionAddr::TcpTls { host, port, .. } => {
             let tls = tls.context("a rediss:// address without its TLS settings")?;
-            let tcp = socket::tcp(host, *port).await?;
-            socket::tls_over(tcp, host, tls)
+            let tcp = conn::tcp(host, *port).await?;
+            conn::tls_over(tcp, host, tls)
                 .await
                 .with_context(|| format!("{host}:{port}"))
         }
-        ConnectionAddr::Unix(path) => Ok(Box::pin(socket::unix(path).await?)),
+        ConnectionAddr::Unix(path) => Ok(Box::pin(conn::unix(path).await?)),
         other => bail!("{other} is not an address this store connects to"),
     }
 }
@@ -326,47 +217,6 @@ mod tests {
         Direct::connect(&info, None, Duration::from_secs(10))
             .await
             .unwrap()
-    }
-
-    /// A RESP2 reply as the server writes it.
-    fn resp2() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
-        use proptest::prelude::*;
-        let line = "[ -~]{0,12}";
-        let leaf = prop_oneof![
-            line.prop_map(|s| format!("+{s}\r\n").into_bytes()),
-            Just(b"+OK\r\n".to_vec()),
-            "(ERR|WRONGTYPE|MOVED) [ -~]{0,12}".prop_map(|s| format!("-{s}\r\n").into_bytes()),
-            any::<i64>().prop_map(|i| format!(":{i}\r\n").into_bytes()),
-            proptest::collection::vec(any::<u8>(), 0..300).prop_map(|b| {
-                let mut out = format!("${}\r\n", b.len()).into_bytes();
-                out.extend_from_slice(&b);
-                out.extend_from_slice(b"\r\n");
-                out
-            }),
-            Just(b"$-1\r\n".to_vec()),
-            Just(b"*-1\r\n".to_vec()),
-        ];
-        leaf.prop_recursive(3, 40, 6, |inner| {
-            proptest::collection::vec(inner, 0..6).prop_map(|items| {
-                let mut out = format!("*{}\r\n", items.len()).into_bytes();
-                items.iter().for_each(|i| out.extend_from_slice(i));
-                out
-            })
-        })
-    }
-
-    proptest::proptest! {
-        /// The fast path makes every RESP2 reply into the value the crate's parser makes.
-        #[test]
-        fn replies_are_the_values_the_crate_parses(reply in resp2()) {
-            let (frame, used) = redis_protocol::resp2::decode::decode(&reply).unwrap().unwrap();
-            proptest::prop_assert_eq!(used, reply.len());
-            let ours = value_of(frame).map_or_else(|| redis::parse_redis_value(&reply), Ok);
-            proptest::prop_assert_eq!(ours.unwrap(), redis::parse_redis_value(&reply).unwrap());
-            // Any proper prefix is incomplete, not a shorter reply.
-            let cut = reply.len() / 2;
-            proptest::prop_assert!(redis_protocol::resp2::decode::decode(&reply[..cut]).unwrap().is_none());
-        }
     }
 
     #[tokio::test]

@@ -7,38 +7,9 @@ use anyhow::{Context, Result};
 
 use super::RedisStore;
 use super::conn::Conn;
+use super::keys::YcsbKeys;
 use crate::store::{YcsbFields, YcsbStore, YcsbTable};
 use crate::workload::ycsb::OpKind;
-
-/// The table's keys: records under `dbcompare:ycsb:<table>:<key>`, the scan index at
-/// `dbcompare:ycsbindex:<table>`.
-pub(super) struct Keys {
-    record: String,
-    index: String,
-    fields: Vec<String>,
-}
-
-impl Keys {
-    fn new(table: &YcsbTable) -> Self {
-        Keys {
-            record: format!("dbcompare:ycsb:{}:", table.name),
-            index: format!("dbcompare:ycsbindex:{}", table.name),
-            fields: table.fields.clone(),
-        }
-    }
-
-    fn record(&self, key: &str) -> String {
-        format!("{}{key}", self.record)
-    }
-
-    /// The fields to ask for: every one, or one.
-    fn asked(&self, field: Option<u16>) -> Vec<&str> {
-        match field {
-            Some(f) => vec![self.fields[usize::from(f)].as_str()],
-            None => self.fields.iter().map(String::as_str).collect(),
-        }
-    }
-}
 
 /// An HMGET's answer as a record's fields (`None`: no such record).
 fn fields_of(values: Vec<Option<String>>, count: usize, field: Option<u16>) -> Option<YcsbFields> {
@@ -81,7 +52,7 @@ impl YcsbStore for RedisStore {
     }
 
     async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
-        let keys = Keys::new(table);
+        let keys = YcsbKeys::new(table);
         self.unlink_all(&keys.record)
             .await
             .context("deleting the previous YCSB records")?;
@@ -93,7 +64,7 @@ impl YcsbStore for RedisStore {
     }
 
     async fn ycsb_use(&mut self, table: &YcsbTable) -> Result<()> {
-        self.ycsb = Some(Keys::new(table));
+        self.ycsb = Some(YcsbKeys::new(table));
         Ok(())
     }
 

@@ -132,6 +132,8 @@ fn synchronous_name(level: &str) -> &str {
 }
 
 impl Adapter for SqliteStore {
+    type DriverSuites = Self;
+
     /// Never called: an embedded store takes no URL.
     fn check_url(_: &str) -> Result<()> {
         Ok(())

@@ -234,7 +234,6 @@ mod tests {
                 sqlite_path: Some(path.to_path_buf()),
                 ..Default::default()
             },
-            purpose: Default::default(),
         })
         .unwrap()
     }
