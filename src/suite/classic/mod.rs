@@ -229,7 +229,8 @@ async fn run_once<C: Connect + Send + 'static>(
         .await?;
         let ops = share.len_of(work.records.len() as u64);
         let phase = Phase::new(PhaseKind::Insert, work.size.clone(), ops, Concurrency::ONE);
-        let insert = Arc::new(Insert::new(retry(clients, workload), work));
+        let insert = Insert::new(retry(clients, workload), &work.records, work.share);
+        let insert = Arc::new(insert);
         let ran = executor::execute(clients, connections, &phase, insert, observer).await?;
         finish_phase(ran, &mut runs, result, observer)?;
     }
@@ -256,7 +257,8 @@ async fn run_once<C: Connect + Send + 'static>(
             let ops = share.len_of(work.order.len());
             let mut phase = Phase::new(PhaseKind::Search, work.size.clone(), ops, concurrency);
             phase.rate = workload.plan.rate;
-            let search = Arc::new(Search::new(retry(clients, workload), work));
+            let how = (&work.records, &work.order);
+            let search = Arc::new(Search::new(retry(clients, workload), how, work.share));
             let ran = executor::execute(clients, connections, &phase, search, observer).await?;
             finish_phase(ran, &mut runs, result, observer)?;
         }

@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::SizeWork;
 use crate::interrupt;
 use crate::store::Store;
 use crate::suite::clients::Connect;
@@ -74,11 +73,12 @@ pub(super) struct Insert<C> {
 }
 
 impl<C> Insert<C> {
-    pub(super) fn new(retry: Retry<C>, work: &SizeWork) -> Self {
+    /// The inserts of `records`, this client's `share` of them.
+    pub(super) fn new(retry: Retry<C>, records: &Arc<Records>, share: Share) -> Self {
         Insert {
             retry,
-            records: Arc::clone(&work.records),
-            share: work.share,
+            records: Arc::clone(records),
+            share,
         }
     }
 }
@@ -156,12 +156,17 @@ pub(super) struct Search<C> {
 }
 
 impl<C> Search<C> {
-    pub(super) fn new(retry: Retry<C>, work: &SizeWork) -> Self {
+    /// The searches of `records` in `order`, this client's `share` of them.
+    pub(super) fn new(
+        retry: Retry<C>,
+        (records, order): (&Arc<Records>, &Arc<SearchOrder>),
+        share: Share,
+    ) -> Self {
         Search {
             retry,
-            records: Arc::clone(&work.records),
-            order: Arc::clone(&work.order),
-            share: work.share,
+            records: Arc::clone(records),
+            order: Arc::clone(order),
+            share,
         }
     }
 }
