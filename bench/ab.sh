@@ -7,7 +7,8 @@
 #   CARGO_TARGET_DIR=target/before cargo build --release --manifest-path /tmp/before/Cargo.toml
 #   bench/ab.sh target/before/release/dbcompare target/release/dbcompare redis
 # A server is started with the second build's `dbcompare server STORE` (postgres, mysql or
-# redis), unless URL is given. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL.
+# redis), unless URL is given. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL, and
+# WORKLOAD: a YCSB workload (a to f) to run instead of the classic search (ycsb_figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 3 ] || { echo "usage: bench/ab.sh BEFORE AFTER STORE" >&2; exit 2; }
@@ -15,6 +16,7 @@ before=$1 after=$2 store=$3
 pairs=${PAIRS:-8}
 concurrency=${CONCURRENCY:-1}
 loops=${LOOPS:-1}
+workload=${WORKLOAD:-}
 
 bin=$after
 # shellcheck source=bench/servers.sh
@@ -31,21 +33,27 @@ for pair in $(seq 1 "$pairs"); do
   for side in "${order[@]}"; do
     bin=$after
     [ "$side" = before ] && bin=$before
-    echo "$side $(search_figures "$store" "$url" "$concurrency" "$loops")"
+    if [ -n "$workload" ]; then
+      echo "$side $(ycsb_figures "$store" "$url" "$concurrency" "$loops" "$workload")"
+    else
+      echo "$side $(search_figures "$store" "$url" "$concurrency" "$loops")"
+    fi
   done
 done > "$work/all"
 
-python3 - "$work/all" "$store" "$concurrency" "$pairs" <<'PY'
+what="SEARCH small"
+[ -n "$workload" ] && what="YCSB workload $workload"
+python3 - "$work/all" "$store" "$concurrency" "$pairs" "$what" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 side = {s: [(float(r[2]), float(r[3])) for r in rows if r[0] == s] for s in ("before", "after")}
-store, conc, pairs = sys.argv[2:5]
-print(f"{store} SEARCH small, concurrency {conc}, {pairs} alternated pairs")
+store, conc, pairs, what = sys.argv[2:6]
+print(f"{store} {what}, concurrency {conc}, {pairs} alternated pairs")
 for s, runs in side.items():
-    print(f"{s:7} {statistics.median(r for r, _ in runs):>10.0f} searches/s {statistics.median(c for _, c in runs):>8.2f} us CPU/search")
+    print(f"{s:7} {statistics.median(r for r, _ in runs):>10.0f} ops/s {statistics.median(c for _, c in runs):>8.2f} us CPU/op")
 def spread(xs):
     return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
 pairs = list(zip(side["before"], side["after"]))
 print("throughput after/before", spread([a[0] / b[0] for b, a in pairs]))
-print("CPU per search before/after", spread([b[1] / a[1] for b, a in pairs]))
+print("CPU per operation before/after", spread([b[1] / a[1] for b, a in pairs]))
 PY

@@ -51,3 +51,17 @@ assert s["status"] == "ok", s.get("error")
 p = next(p for p in s["phases"] if p["kind"] == "search")
 print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
 }
+
+ycsb_figures() { # $1 = store, $2 = URL, $3 = concurrency, $4 = event loops, $5 = YCSB
+  # workload: prints "dbcompare OPS/S CPU-US/OP" of the workload's whole run (10,000
+  # records, 50,000 operations, after one warm-up run) on that server
+  "$bin" run --suite ycsb --workload "$5" --store "$1" --url "$1=$2" \
+    -p recordcount=10000 -p operationcount=50000 \
+    --concurrency "$3" --client-threads "$4" \
+    --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stores"][0]
+assert s["status"] == "ok", s.get("error")
+p = next(p for p in s["phases"] if p["size"]["name"] == sys.argv[2])
+print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json" "$5"
+}

@@ -1,4 +1,4 @@
-//! The catalog of stores: the closed set of kinds, every fact dbcompare keeps about each
+//! The catalog of stores: the suites a run can make of them, the closed set of kinds, every fact dbcompare keeps about each
 //! kind in one table ([`StoreKind::facts`], which the compiler makes complete), the
 //! durability modes, each store's own options, and what a running store reports about
 //! itself ([`StoreInfo`]). Everything else (the adapters, the local servers, the plan)
@@ -9,6 +9,33 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
+
+/// The suite to run.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Suite {
+    /// The blog's sequence: INSERT micro/tiny/small one per transaction, then 40 x N searches.
+    Classic,
+    /// Driver micro-benchmarks after the Go SQL driver benchmark: tiny queries, large
+    /// values, prepared and concurrent (1 to 16), with allocations per query.
+    Driver,
+    /// After the asyncmy suite: a large result set, 50 concurrent connections, a
+    /// connection pool, a batch insert, on a 100,000-row table.
+    Pool,
+    /// YCSB's core workloads A to F (`--workload`, `--workload-file`, `--property`), every
+    /// answer checked: throughput and latency percentiles per operation type.
+    Ycsb,
+}
+
+impl std::fmt::Display for Suite {
+    /// Its name on the command line and in run.json (the same): `classic`, `ycsb`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let value = self.to_possible_value().expect("no suite is skipped");
+        f.write_str(value.get_name())
+    }
+}
 
 /// Every store dbcompare knows, in the order `all` runs them.
 #[derive(

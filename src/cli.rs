@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::catalog::Suite;
 use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::workload::levels::Concurrency;
 use crate::workload::record::{DEFAULT_SEED, Size};
 
 /// Benchmark key/document stores side by side on the same workload and publish the tables.
@@ -246,22 +248,6 @@ fn parse_scale(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The suite to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Suite {
-    /// The blog's sequence: INSERT micro/tiny/small one per transaction, then 40 x N searches.
-    Classic,
-    /// Driver micro-benchmarks after the Go SQL driver benchmark: tiny queries, large
-    /// values, prepared and concurrent (1 to 16), with allocations per query.
-    Driver,
-    /// After the asyncmy suite: a large result set, 50 concurrent connections, a
-    /// connection pool, a batch insert, on a 100,000-row table.
-    Pool,
-    /// YCSB's core workloads A to F (`--workload`, `--workload-file`, `--property`), every
-    /// answer checked: throughput and latency percentiles per operation type.
-    Ycsb,
-}
-
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Stores to run: a comma list of names, or `all` (every store that can run here).
@@ -316,8 +302,13 @@ pub struct RunArgs {
 
     /// Concurrency levels of the search phases: a comma list of task counts, each task on
     /// its own connection (inserts stay on one connection, as in the blog).
-    #[arg(long, value_name = "LEVELS", value_delimiter = ',', default_value = "1", value_parser = parse_positive)]
-    pub concurrency: Vec<NonZeroU64>,
+    #[arg(
+        long,
+        value_name = "LEVELS",
+        value_delimiter = ',',
+        default_value = "1"
+    )]
+    pub concurrency: Vec<Concurrency>,
 
     /// Client threads, each running one event loop that drives its own connections
     /// (connection i on loop i mod N, no work stealing). By default 1, one event loop, like

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
+use crate::report::lines;
 use crate::report::model::{PhaseKind, PhaseResult, StoreResult};
-use crate::report::text;
 use crate::suite::Observer;
 use crate::workload::record::Size;
 
@@ -55,7 +55,7 @@ impl Console {
 
 impl Observer for Console {
     fn floor_measured(&mut self, floor: &crate::report::model::Floor) {
-        self.line(&format!("{}\n", text::floor_line(floor)));
+        self.line(&format!("{}\n", lines::floor_line(floor)));
     }
 
     fn store_started(&mut self, store: &str) {
@@ -69,11 +69,11 @@ impl Observer for Console {
     }
 
     fn store_described(&mut self, result: &StoreResult) {
-        self.line(&text::store_header(result));
+        self.line(&lines::store_header(result));
     }
 
     fn size_measured(&mut self, which: &str, bytes: Option<u64>) {
-        self.detail(&text::size_line(which, bytes));
+        self.detail(&lines::size_line(which, bytes));
     }
 
     fn phase_started(&mut self, kind: PhaseKind, size: &Size, ops: u64) {
@@ -117,7 +117,7 @@ impl Observer for Console {
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
-        self.detail(&text::phase_line(phase));
+        self.detail(&lines::phase_line(phase));
     }
 
     fn status(&mut self, line: &str) {
@@ -132,7 +132,7 @@ impl Observer for Console {
     }
 
     fn store_finished(&mut self, result: &StoreResult) {
-        let repeated: Vec<String> = result.phases.iter().flat_map(text::runs_block).collect();
+        let repeated: Vec<String> = result.phases.iter().flat_map(lines::runs_block).collect();
         let runs = result
             .phases
             .iter()
@@ -144,10 +144,10 @@ impl Observer for Console {
             self.line(&format!("-- {}: medians of {runs} runs --", result.store));
         }
         if result.info.is_none() {
-            self.line(&text::store_header(result));
+            self.line(&lines::store_header(result));
         }
         if !self.verbose || !once {
-            for line in text::store_lines(result) {
+            for line in lines::store_lines(result) {
                 self.line(&line);
             }
         }
@@ -156,11 +156,11 @@ impl Observer for Console {
                 self.line(&line);
             }
         } else {
-            for line in result.phases.iter().filter_map(text::summary_line) {
+            for line in result.phases.iter().filter_map(lines::summary_line) {
                 self.line(&line);
             }
         }
-        if let Some(status) = text::status_line(result) {
+        if let Some(status) = lines::status_line(result) {
             if self.quiet {
                 eprintln!("{}: {status}", result.store);
             } else if self.verbose && once {

@@ -10,17 +10,21 @@
 //! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
 //! - [`saved`]: the commands on saved runs (`report`, `compare`, `merge`, `schema`): no
 //!   database.
-//! - [`merge`][mod@merge]: N load clients' runs (`--client K/N`) as one.
 //! - [`setup`]: where a store runs, made ready (its throw-away server started, its
 //!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
 //!   stores, where each one's server comes from).
 //! - [`console`]: lines and progress bars while a run goes.
 //! - [`cli`]: the command line (clap derive), no I/O.
-//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete),
-//!   one launcher per server.
-//! - [`suite`]: the suites' runners (classic, driver, pool, YCSB), the client's event loops,
-//!   open-loop pacing and the stall watchdog.
+//! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete):
+//!   `server/mod.rs` picks the launcher for a store and owns the running server; one
+//!   launcher per server below it; their toolkit (the installation, the process, the
+//!   registry a second Ctrl-C empties, certificates, the marks a killed run leaves) below
+//!   them.
+//! - [`suite`]: the suites (classic, driver, pool, YCSB), each saying what one operation of
+//!   a phase is, over the one phase executor ([`suite::executor`]: tasks, pacing, timing,
+//!   errors, progress, the phase's run); the client's event loops, open-loop pacing and the
+//!   stall watchdog.
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
 //!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
 //!   round trip, durable write).
@@ -28,12 +32,16 @@
 //!   of adapters ([`store::registry`]), URLs ([`store::url`]), the one request at a time
 //!   connection core under the stores' own connections ([`store::conn`]), one folder per
 //!   store.
-//! - [`report`]: the `run.json` model and its schema, its renderers (text, markdown, HTML,
-//!   CSV, JSON, SVG charts: no I/O), the statistics of repeated figures, the comparison of
-//!   two runs, and the one place that writes files.
+//! - [`report`]: the `run.json` model and its schema ([`report::model`]), its renderers
+//!   (text, markdown, HTML, CSV, JSON, SVG charts in [`report::chart`]: no I/O) over what
+//!   they share (the blog's lines, the recap tables' rows, the run's facts, the warnings,
+//!   the number formats in [`report::format`]), the statistics of repeated figures, the
+//!   comparison of two runs, N load clients' runs (`--client K/N`) merged as one
+//!   ([`report::merge`]), and the one place that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
-//!   generators and values.
+//!   generators and values, a concurrency level and a suite's repetitions
+//!   ([`workload::levels`]).
 //! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
 //!   options, and what a store reports about itself.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
@@ -52,7 +60,6 @@ pub mod interrupt;
 pub mod liveness;
 pub mod machine;
 pub mod measure;
-pub mod merge;
 pub mod plan;
 pub mod report;
 pub mod run;

@@ -135,10 +135,7 @@ pub async fn run_plan(
             Err(e) => eprintln!("warning: the machine's floor was not measured: {e}"),
         }
     }
-    let workload = match plan.suite {
-        Suite::Classic => classic::Workload::generate(&plan.classic),
-        _ => classic::Workload::generate(&classic::ClassicPlan::once(Vec::new(), 1, 0)),
-    };
+    let work = Work::of(plan);
     let secrets = plan.secrets();
     for (kind, target) in &plan.stores {
         if interrupt::requested() {
@@ -152,15 +149,7 @@ pub async fn run_plan(
             report: &report,
             secrets: &secrets,
         };
-        let outcome = run_store(
-            *kind,
-            target,
-            plan,
-            &workload,
-            &mut result,
-            &mut checkpoints,
-        )
-        .await;
+        let outcome = run_store(*kind, target, plan, &work, &mut result, &mut checkpoints).await;
         if let Err(e) = outcome {
             result.status = if interrupt::requested() {
                 StoreStatus::Interrupted
@@ -197,12 +186,32 @@ pub async fn run_plan(
     Ok(report)
 }
 
+/// What every store of the run is given to do: the classic suite's records and searches
+/// are made once, for all of them; the other suites work from their plans.
+enum Work {
+    Classic(classic::Workload),
+    Driver,
+    Pool,
+    Ycsb,
+}
+
+impl Work {
+    fn of(plan: &RunPlan) -> Work {
+        match plan.suite {
+            Suite::Classic => Work::Classic(classic::Workload::generate(&plan.classic)),
+            Suite::Driver => Work::Driver,
+            Suite::Pool => Work::Pool,
+            Suite::Ycsb => Work::Ycsb,
+        }
+    }
+}
+
 /// One store: start its server if it needs one, connect, run the suite, stop the server.
 async fn run_store(
     kind: StoreKind,
     target: &Target,
     plan: &RunPlan,
-    workload: &classic::Workload,
+    work: &Work,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
@@ -234,20 +243,20 @@ async fn run_store(
     let threads = plan.client_threads;
     // The client's loops end with the suite, before the server stops.
     let suite = async {
-        match plan.suite {
-            Suite::Classic => {
+        match work {
+            Work::Classic(workload) => {
                 let clients = Clients::start(records, threads)?;
                 classic::run(&clients, workload, result, observer).await
             }
-            Suite::Driver => {
+            Work::Driver => {
                 let clients = Clients::start(drivers, threads)?;
                 driver::run(&clients, &plan.driver, result, observer).await
             }
-            Suite::Pool => {
+            Work::Pool => {
                 let clients = Clients::start(drivers, threads)?;
-                pool::run(clients.connector(), &plan.pool, result, observer).await
+                pool::run(&clients, &plan.pool, result, observer).await
             }
-            Suite::Ycsb => {
+            Work::Ycsb => {
                 let clients = Clients::start(drivers, threads)?;
                 ycsb::run(&clients, &plan.ycsb, result, observer).await
             }

@@ -118,8 +118,8 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
 pub fn merge(args: &MergeArgs) -> Result<u8> {
     let out = OutputDir::prepare(&args.out)?;
     let _lock = out.lock()?;
-    let merged =
-        crate::merge::merge_files(&args.runs).map_err(|e| UsageError::new(format!("{e:#}")))?;
+    let merged = crate::report::merge::merge_files(&args.runs)
+        .map_err(|e| UsageError::new(format!("{e:#}")))?;
     for path in out.write_formats(&merged, &Format::ALL)? {
         println!("wrote {}", path.display());
     }

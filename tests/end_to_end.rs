@@ -153,7 +153,7 @@ fn repeated_concurrent_open_loop_runs_report_medians_allocations_and_response_ti
         "2",
     ]);
     assert_eq!(code, 0, "{stdout}");
-    assert_eq!((report.plan.warmup_runs, report.plan.runs), (1, 2));
+    assert_eq!((report.plan.warmup_runs, report.plan.runs.get()), (1, 2));
     assert_eq!(report.plan.client_threads, Some(2));
     let sqlite = &report.stores[0];
     let insert = sqlite.phase(PhaseKind::Insert, "micro").unwrap();
@@ -174,7 +174,9 @@ fn repeated_concurrent_open_loop_runs_report_medians_allocations_and_response_ti
         "the histogram holds both runs' operations"
     );
     for level in [1, 2] {
-        let search = sqlite.phase_at(PhaseKind::Search, "micro", level).unwrap();
+        let search = sqlite
+            .phase_at(PhaseKind::Search, "micro", common::levels(&[level])[0])
+            .unwrap();
         assert_eq!((search.ops, search.errors), (4000, 0));
         let ol = search.open_loop.as_ref().expect("open loop");
         assert_eq!(ol.rate, 40000.0);
@@ -232,7 +234,7 @@ fn the_driver_suite_on_sqlite_reports_every_test() {
         "--verbose",
     ]);
     assert_eq!(code, 0, "{stdout}");
-    assert_eq!(report.plan.suite, "driver");
+    assert_eq!(report.plan.suite.to_string(), "driver");
     let sqlite = &report.stores[0];
     assert_eq!(sqlite.phases.len(), 22, "every test runs on sqlite");
     for p in &sqlite.phases {

@@ -2,10 +2,13 @@
 //! comparison of two runs, and of run.json against its published schema.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroU32;
 
+use dbcompare::catalog::Suite;
 use dbcompare::machine::Machine;
 use dbcompare::report::model::*;
-use dbcompare::report::{compare, csv, html, json, markdown, text};
+use dbcompare::report::{compare, csv, html, json, lines, markdown, text};
+use dbcompare::workload::levels::Concurrency;
 use dbcompare::workload::record::Size;
 
 fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> PhaseResult {
@@ -32,7 +35,7 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         cpu_us_per_op: p50 * 0.8,
         allocs_per_op: Some(3.0),
         bytes_per_op: Some(160.0),
-        concurrency: 1,
+        concurrency: Concurrency::ONE,
         operation: None,
         runs: Vec::new(),
         histogram: None,
@@ -90,9 +93,9 @@ fn fixture() -> Report {
     ok.initial_size_bytes = Some(24 * 1024);
     ok.final_size_bytes = Some(3_250_586);
     let mut concurrent = phase(PhaseKind::Search, &sizes[0], 4000, 7.5, 3.1);
-    concurrent.concurrency = 2;
+    concurrent.concurrency = level(2);
     let mut paced = phase(PhaseKind::Search, &sizes[1], 40000, 400.0, 2.9);
-    paced.concurrency = 2;
+    paced.concurrency = level(2);
     paced.open_loop = Some(OpenLoop {
         rate: 200_000.0,
         response_us: Latency {
@@ -155,7 +158,7 @@ fn fixture() -> Report {
         started_at: "2026-11-30T10:00:00Z".into(),
         finished_at: "2026-11-30T10:01:02Z".into(),
         plan: PlanSummary {
-            suite: "classic".into(),
+            suite: Suite::Classic,
             scale: None,
             stores: vec!["sqlite".into(), "other".into(), "absent".into()],
             sizes,
@@ -163,8 +166,8 @@ fn fixture() -> Report {
             seed: 2016,
             durability: "durable".into(),
             warmup_runs: 1,
-            runs: 2,
-            concurrency: vec![1, 2],
+            runs: NonZeroU32::new(2).unwrap(),
+            concurrency: vec![Concurrency::ONE, level(2)],
             rate: None,
             client_threads: Some(1),
             workloads: Vec::new(),
@@ -251,16 +254,16 @@ fn an_unknown_schema_version_is_refused() {
 /// A driver-suite run: one store that runs a test, one that has no such operation.
 fn driver_fixture() -> Report {
     let mut report = fixture();
-    report.plan.suite = "driver".into();
+    report.plan.suite = Suite::Driver;
     report.plan.scale = Some(0.1);
-    report.plan.concurrency = vec![1];
+    report.plan.concurrency = vec![Concurrency::ONE];
     let test = |name: &str, iterations: u64, wall_ms: f64, conc: u32| {
         let size = Size {
             name: name.into(),
             records: iterations,
         };
         let mut p = repeated(phase(PhaseKind::Driver, &size, iterations, wall_ms, 40.0));
-        p.concurrency = conc;
+        p.concurrency = level(conc);
         p.operation = Some("SELECT 1, prepared".into());
         p
     };
@@ -289,8 +292,8 @@ fn driver_suite_text() {
 /// A YCSB run: workload E on a store with scans and on one without.
 fn ycsb_fixture() -> Report {
     let mut report = fixture();
-    report.plan.suite = "ycsb".into();
-    report.plan.concurrency = vec![1];
+    report.plan.suite = Suite::Ycsb;
+    report.plan.concurrency = vec![Concurrency::ONE];
     report.plan.workloads = vec![
         "e: 5% insert, 95% scan, zipfian, scans of 1 to 100 records; 1000 operations on 1000 \
          records of 10 fields x 100 bytes"
@@ -394,7 +397,7 @@ fn comparison_pair() -> (Report, Report) {
     let mut base = fixture();
     base.stores.truncate(1);
     base.plan.stores.truncate(1);
-    base.plan.runs = 5;
+    base.plan.runs = NonZeroU32::new(5).unwrap();
     let mut new = base.clone();
     let spread = [0.98, 1.0, 1.02, 0.99, 1.01];
     let noisy = [0.9, 1.1, 1.0, 0.95, 1.05];
@@ -483,7 +486,7 @@ fn compare_flags_runs_of_different_settings_and_refuses_different_suites() {
     assert!(md.contains("| sqlite synchronous | FULL | OFF |"), "{md}");
 
     let mut driver = new.clone();
-    driver.plan.suite = "driver".into();
+    driver.plan.suite = Suite::Driver;
     let err = compare::compare(&base, &driver, 0.05).unwrap_err();
     assert!(
         err.contains("different suites (classic and driver)"),
@@ -590,7 +593,7 @@ fn the_blog_reference_beside_a_classic_run_at_its_sizes() {
         (|r: &mut Report| r.plan.blog_reference = false) as fn(&mut Report),
         |r| r.plan.searches_per_insert = 10,
         |r| r.plan.sizes[0].records = 500,
-        |r| r.plan.suite = "driver".into(),
+        |r| r.plan.suite = Suite::Driver,
     ] {
         let mut other = report.clone();
         change(&mut other);
@@ -632,7 +635,7 @@ fn series_csv_and_the_warnings_it_shows() {
         rows[30],
         "classic,sqlite,search,tiny,1,1,290,10,25,0,5000,2.5,9,40,295"
     );
-    let lines = text::store_lines(&report.stores[0]);
+    let lines = lines::store_lines(&report.stores[0]);
     assert!(
         lines
             .iter()
@@ -651,18 +654,21 @@ fn latencies_read_as_multiples_of_the_machines_floor() {
     let (sqlite, other) = (&report.stores[0], &report.stores[1]);
     // A durable insert over the fsync floor: 380 us / 190 us.
     assert_eq!(
-        text::floor_multiple(floor, sqlite, &sqlite.phases[0]).as_deref(),
+        lines::floor_multiple(floor, sqlite, &sqlite.phases[0]).as_deref(),
         Some("2.0x fsync")
     );
     // An embedded store's search pays no round trip: no multiple.
-    assert_eq!(text::floor_multiple(floor, sqlite, &sqlite.phases[2]), None);
+    assert_eq!(
+        lines::floor_multiple(floor, sqlite, &sqlite.phases[2]),
+        None
+    );
     // A server store's search at concurrency 1 over the loopback round trip: 19.5 / 17.
     assert_eq!(
-        text::floor_multiple(floor, other, &other.phases[2]).as_deref(),
+        lines::floor_multiple(floor, other, &other.phases[2]).as_deref(),
         Some("1.1x rtt")
     );
     // Without a floor (--no-floor), nothing.
-    assert_eq!(text::floor_multiple(None, sqlite, &sqlite.phases[0]), None);
+    assert_eq!(lines::floor_multiple(None, sqlite, &sqlite.phases[0]), None);
     let md = markdown::render(&report);
     assert!(
         md.contains(
@@ -704,8 +710,13 @@ fn a_phase_whose_client_ran_out_of_cpu_is_client_bound() {
         "{md}"
     );
     assert!(
-        text::store_lines(&report.stores[1])
+        lines::store_lines(&report.stores[1])
             .iter()
             .any(|l| l.contains("CLIENT-BOUND: "))
     );
+}
+
+/// A concurrency level of the fixtures.
+fn level(n: u32) -> Concurrency {
+    Concurrency::new(n).expect("a level of at least 1")
 }

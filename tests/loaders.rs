@@ -797,7 +797,7 @@ fn dbcompare(args: &[&str]) -> (Option<i32>, String) {
 fn a_run_count_above_u32_max_is_refused() {
     let max = u32::MAX;
     let plan = resolve(&["dbcompare", "--runs", &max.to_string()]).unwrap();
-    assert_eq!(plan.classic.runs, max);
+    assert_eq!(plan.classic.repetitions.measured.get(), max);
     for runs in [u64::from(max) + 1, u64::MAX] {
         let e = resolve(&["dbcompare", "--runs", &runs.to_string()]).unwrap_err();
         assert!(
@@ -1297,14 +1297,14 @@ proptest! {
                 let names: HashSet<&str> = sizes.iter().map(|s| s.name.as_str()).collect();
                 prop_assert!(!names.is_empty() && names.len() == sizes.len(), "{:?}", sizes);
                 prop_assert!(plan.classic.sizes.iter().all(|s| s.records >= 1));
-                let levels: HashSet<u32> = plan.classic.concurrency.iter().copied().collect();
+                let levels: HashSet<u32> = plan.classic.concurrency.iter().map(|l| l.get()).collect();
                 prop_assert!(!levels.is_empty() && levels.len() == plan.classic.concurrency.len());
                 prop_assert!(!levels.contains(&0));
                 // Every count as given, and no more runs or searches than a run can make.
-                prop_assert_eq!(u64::from(plan.classic.runs), args.runs.get());
-                prop_assert_eq!(plan.driver.runs, plan.classic.runs);
-                prop_assert_eq!(plan.pool.runs, plan.classic.runs);
-                prop_assert_eq!(plan.ycsb.runs, plan.classic.runs);
+                prop_assert_eq!(u64::from(plan.classic.repetitions.measured.get()), args.runs.get());
+                prop_assert_eq!(plan.driver.repetitions, plan.classic.repetitions);
+                prop_assert_eq!(plan.pool.repetitions, plan.classic.repetitions);
+                prop_assert_eq!(plan.ycsb.repetitions, plan.classic.repetitions);
                 let searches = args.searches_per_insert.get();
                 prop_assert_eq!(plan.classic.searches_per_insert, searches);
                 for size in &plan.classic.sizes {
@@ -1313,7 +1313,7 @@ proptest! {
                     prop_assert!(all.is_some_and(|n| n <= most), "{} x {}", searches, size.name);
                 }
                 prop_assert_eq!(plan.classic.seed, args.seed);
-                prop_assert_eq!(plan.classic.warmup_runs, args.warmup_runs);
+                prop_assert_eq!(plan.classic.repetitions.warmup, args.warmup_runs);
                 prop_assert_eq!(plan.classic.retries, args.retries);
                 prop_assert_eq!(plan.stall_timeout.is_none(), args.stall_timeout == 0);
                 prop_assert!(plan.classic.rate.is_none_or(|r| r >= 1.0));

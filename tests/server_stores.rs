@@ -1,6 +1,8 @@
 //! PostgreSQL, MySQL (MariaDB), Redis and a Redis Cluster against real throw-away servers started through
 //! `src/server/`: round trips with every field compared, a missing key, the classic suite
-//! at micro size, durability read back, and no process or directory left behind.
+//! at micro size, durability read back, the driver, pool and YCSB suites, and no process or
+//! directory left behind. Every store dbcompare starts a server of has its tests here
+//! ([`every_store_with_a_local_server_has_its_tests`]).
 
 mod common;
 
@@ -208,41 +210,64 @@ async fn sockets_send_without_delay(kind: StoreKind) {
     }
 }
 
-macro_rules! store_tests {
-    ($module:ident, $kind:expr, $settings:expr) => {
-        mod $module {
-            use super::*;
-
-            #[tokio::test]
-            async fn round_trip_compares_every_field() {
-                round_trip($kind).await;
-            }
-
-            #[tokio::test]
-            async fn classic_suite_at_micro_size() {
-                classic_micro($kind).await;
-            }
-
-            #[tokio::test]
-            async fn durability_settings_are_read_back() {
-                durability_is_read_back($kind, $settings).await;
-            }
-
-            #[tokio::test]
-            async fn no_process_or_directory_survives_a_failing_run() {
-                nothing_survives_a_failing_run($kind).await;
-            }
-
-            #[tokio::test]
-            async fn client_sockets_send_without_delay() {
-                sockets_send_without_delay($kind).await;
-            }
-
-            #[tokio::test]
-            async fn ycsb_core_workloads() {
-                ycsb_at_a_small_size($kind).await;
-            }
+/// The tests of every store dbcompare starts a throw-away server of, one module per store,
+/// and the list of those stores ([`SERVER_TESTED`]).
+macro_rules! server_store_tests {
+    ($(
+        $module:ident {
+            kind: $kind:expr,
+            durability: $settings:expr,
+            driver_not_applicable: $driver_na:expr $(,)?
         }
+    )+) => {
+        $(
+            mod $module {
+                use super::*;
+
+                #[tokio::test]
+                async fn round_trip_compares_every_field() {
+                    round_trip($kind).await;
+                }
+
+                #[tokio::test]
+                async fn classic_suite_at_micro_size() {
+                    classic_micro($kind).await;
+                }
+
+                #[tokio::test]
+                async fn durability_settings_are_read_back() {
+                    durability_is_read_back($kind, $settings).await;
+                }
+
+                #[tokio::test]
+                async fn no_process_or_directory_survives_a_failing_run() {
+                    nothing_survives_a_failing_run($kind).await;
+                }
+
+                #[tokio::test]
+                async fn client_sockets_send_without_delay() {
+                    sockets_send_without_delay($kind).await;
+                }
+
+                #[tokio::test]
+                async fn driver_suite_at_a_tiny_scale() {
+                    driver_suite($kind, $driver_na).await;
+                }
+
+                #[tokio::test]
+                async fn pool_suite() {
+                    pool_suite_runs_every_test($kind).await;
+                }
+
+                #[tokio::test]
+                async fn ycsb_core_workloads() {
+                    ycsb_at_a_small_size($kind).await;
+                }
+            }
+        )+
+
+        /// The stores with tests in this file.
+        const SERVER_TESTED: &[StoreKind] = &[$($kind),+];
     };
 }
 
@@ -299,12 +324,11 @@ async fn mysql_size_grows_with_data() {
 
 async fn pool_suite(kind: StoreKind) -> dbcompare::report::model::StoreResult {
     let server = common::start(kind, Durability::Durable);
-    let connect = || async { Ok(common::connect_for_drivers(&server, Durability::Durable).await) };
+    let connect = common::clients(common::connector_for_drivers(&server, Durability::Durable));
     let plan = dbcompare::suite::pool::PoolPlan {
         seed: 5,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![4, 50],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[4, 50]),
     };
     let mut result = StoreResult::new(kind.name());
     dbcompare::suite::pool::run(&connect, &plan, &mut result, &mut dbcompare::suite::Silent)
@@ -319,7 +343,7 @@ async fn pool_suite_runs_every_test(kind: StoreKind) {
     let names: Vec<(&str, u32)> = result
         .phases
         .iter()
-        .map(|p| (p.size.name.as_str(), p.concurrency))
+        .map(|p| (p.size.name.as_str(), p.concurrency.get()))
         .collect();
     assert_eq!(
         names,
@@ -357,83 +381,51 @@ async fn pool_suite_runs_every_test(kind: StoreKind) {
     assert_eq!(ops("BatchInsert"), 10_000);
 }
 
-#[tokio::test]
-async fn postgres_pool_suite() {
-    pool_suite_runs_every_test(StoreKind::Postgres).await;
+server_store_tests! {
+    postgres {
+        kind: StoreKind::Postgres,
+        durability: [("synchronous_commit", "on", "off"), ("fsync", "on", "on")],
+        driver_not_applicable: &[],
+    }
+    mysql {
+        kind: StoreKind::Mysql,
+        durability: [
+            ("innodb_flush_log_at_trx_commit", "1", "2"),
+            ("sync_binlog", "1", "1")
+        ],
+        driver_not_applicable: &[],
+    }
+    redis {
+        kind: StoreKind::Redis,
+        durability: [
+            ("appendfsync", "always", "everysec"),
+            ("appendonly", "yes", "yes")
+        ],
+        driver_not_applicable: &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
+    }
+    redis_cluster {
+        kind: StoreKind::RedisCluster,
+        durability: [
+            ("appendfsync", "always", "everysec"),
+            ("appendonly", "yes", "yes")
+        ],
+        driver_not_applicable: &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
+    }
 }
 
-#[tokio::test]
-async fn mysql_pool_suite() {
-    pool_suite_runs_every_test(StoreKind::Mysql).await;
+/// A store dbcompare starts a throw-away server of is tested here, against that server:
+/// without its entry in `server_store_tests!` it would not be.
+#[test]
+fn every_store_with_a_local_server_has_its_tests() {
+    for &kind in StoreKind::all() {
+        assert_eq!(
+            SERVER_TESTED.contains(&kind),
+            kind.launcher().is_some(),
+            "{kind}: a store dbcompare starts a throw-away server of has its tests in \
+             server_store_tests!, and only such a store"
+        );
+    }
 }
-
-#[tokio::test]
-async fn redis_pool_suite() {
-    pool_suite_runs_every_test(StoreKind::Redis).await;
-}
-
-#[tokio::test]
-async fn redis_cluster_pool_suite() {
-    pool_suite_runs_every_test(StoreKind::RedisCluster).await;
-}
-
-#[tokio::test]
-async fn postgres_driver_suite() {
-    driver_suite(StoreKind::Postgres, &[]).await;
-}
-
-#[tokio::test]
-async fn mysql_driver_suite() {
-    driver_suite(StoreKind::Mysql, &[]).await;
-}
-
-#[tokio::test]
-async fn redis_driver_suite() {
-    driver_suite(
-        StoreKind::Redis,
-        &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn redis_cluster_driver_suite() {
-    driver_suite(
-        StoreKind::RedisCluster,
-        &["EchoMixed5", "SelectLargeRaw", "SelectPreparedLargeRaw"],
-    )
-    .await;
-}
-
-store_tests!(
-    postgres,
-    StoreKind::Postgres,
-    [("synchronous_commit", "on", "off"), ("fsync", "on", "on")]
-);
-store_tests!(
-    mysql,
-    StoreKind::Mysql,
-    [
-        ("innodb_flush_log_at_trx_commit", "1", "2"),
-        ("sync_binlog", "1", "1")
-    ]
-);
-store_tests!(
-    redis,
-    StoreKind::Redis,
-    [
-        ("appendfsync", "always", "everysec"),
-        ("appendonly", "yes", "yes")
-    ]
-);
-store_tests!(
-    redis_cluster,
-    StoreKind::RedisCluster,
-    [
-        ("appendfsync", "always", "everysec"),
-        ("appendonly", "yes", "yes")
-    ]
-);
 
 /// Sessions the server saw end without the client's goodbye (the connection just went
 /// away), and client connections it holds besides the asking one.
@@ -492,9 +484,8 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
     .await;
     let plan = dbcompare::suite::pool::PoolPlan {
         seed: 5,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![50],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[50]),
     };
     let sizes = dbcompare::workload::pool::PoolSizes {
         rows: 2_000,
@@ -503,7 +494,7 @@ async fn connections_end_with_a_goodbye(kind: StoreKind) {
     };
     let mut result = StoreResult::new(kind.name());
     dbcompare::suite::pool::run_sized(
-        &common::connector_for_drivers(&server, Durability::Relaxed),
+        &common::clients(common::connector_for_drivers(&server, Durability::Relaxed)),
         &plan,
         sizes,
         &mut result,

@@ -179,21 +179,20 @@ async fn driver_suite_on<C: Connect<Store: DriverStore> + Send + 'static>(
 /// The pool suite at these sizes (Concurrent Queries and Connection Pool at 4 and 50 at
 /// once): `applicable` says whether the store has it at all. Every test is measured with
 /// zero errors (every answer is compared with the rows loaded).
-async fn pool_suite_on<C: Connect<Store: PoolStore>>(
-    connect: &C,
+async fn pool_suite_on<C: Connect<Store: PoolStore> + Send + 'static>(
+    connect: C,
     name: &str,
     sizes: PoolSizes,
     applicable: bool,
 ) -> StoreResult {
     let plan = PoolPlan {
         seed: 5,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![4, 50],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[4, 50]),
     };
     let mut result = StoreResult::new(name);
     run_sized(
-        connect,
+        &common::clients(connect),
         &plan,
         sizes,
         &mut result,
@@ -218,7 +217,7 @@ async fn pool_suite_on<C: Connect<Store: PoolStore>>(
     let measured: Vec<(&str, u32, u64)> = result
         .phases
         .iter()
-        .map(|p| (p.size.name.as_str(), p.concurrency, p.ops))
+        .map(|p| (p.size.name.as_str(), p.concurrency.get(), p.ops))
         .collect();
     assert_eq!(
         measured,
@@ -248,13 +247,9 @@ async fn real_server_driver_suite(kind: StoreKind, not_applicable: Option<&[&str
 
 /// The pool suite at the seed's sizes (100,000 rows) on the server at the store's URL.
 async fn real_server_pool_suite(kind: StoreKind, applicable: bool) {
-    let connect = || async {
-        Ok(
-            common::connect_url_for_drivers(kind, &url(kind, "pool"), Durability::Durable, None)
-                .await,
-        )
-    };
-    pool_suite_on(&connect, kind.name(), PoolSizes::SEED, applicable).await;
+    let connect =
+        common::connector_url_for_drivers(kind, &url(kind, "pool"), Durability::Durable, None);
+    pool_suite_on(connect, kind.name(), PoolSizes::SEED, applicable).await;
 }
 
 /// YCSB's six workloads at a small size on the server at the store's URL.
@@ -323,6 +318,9 @@ macro_rules! real_server_tests {
 
         /// The stores with real-server tests in this file.
         const REAL_SERVER_TESTED: &[StoreKind] = &[$($kind),+];
+
+        /// The cfg each store's tests run under, in the order of [`REAL_SERVER_TESTED`].
+        const REAL_SERVER_CFGS: &[&str] = &[$(stringify!($cfg)),+];
     };
 }
 
@@ -376,6 +374,48 @@ fn every_store_without_a_local_server_has_real_server_tests() {
             url_only,
             "{kind}: a store dbcompare starts no server of has its real-server tests in \
              real_server_tests! (and its cfg in build.rs), and only such a store"
+        );
+    }
+}
+
+/// The stores `build.rs` sets a `cfg(<store>_url)` for: the names in its `URL_ONLY`.
+fn build_rs_url_only() -> Vec<String> {
+    let build = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("build.rs"))
+        .unwrap();
+    let (_, list) = build
+        .split_once("const URL_ONLY")
+        .expect("build.rs lists the URL-only stores in URL_ONLY");
+    let list = &list[..list.find(';').expect("URL_ONLY ends with ';'")];
+    list.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `build.rs` sets the cfg of every store dbcompare starts no server of, and of no other
+/// store; each store's tests here run under its own cfg.
+#[test]
+fn build_rs_sets_the_cfg_of_every_store_without_a_local_server() {
+    let mut listed = build_rs_url_only();
+    listed.sort();
+    let mut url_only: Vec<&str> = StoreKind::all()
+        .iter()
+        .filter(|kind| kind.server().is_some_and(|s| s.launcher.is_none()))
+        .map(|kind| kind.name())
+        .collect();
+    url_only.sort();
+    assert_eq!(
+        listed, url_only,
+        "build.rs's URL_ONLY names the stores dbcompare starts no server of (launcher: None \
+         in src/catalog.rs)"
+    );
+    for (kind, cfg) in REAL_SERVER_TESTED.iter().zip(REAL_SERVER_CFGS) {
+        assert_eq!(
+            *cfg,
+            format!("{}_url", kind.name()),
+            "{kind}: its tests run under cfg({}_url), which build.rs sets",
+            kind.name()
         );
     }
 }
@@ -558,18 +598,14 @@ fn check_mongodb(url: &str) -> (Option<i32>, String) {
 /// servers scan or write through slowly; the seed's 100,000 are for a real server): every
 /// test measured with zero errors.
 async fn mongodb_pool_suite(url: &str, name: &str) -> StoreResult {
-    let connect = || async {
-        Ok(
-            common::connect_url_for_drivers(StoreKind::Mongodb, url, Durability::Durable, None)
-                .await,
-        )
-    };
+    let connect =
+        common::connector_url_for_drivers(StoreKind::Mongodb, url, Durability::Durable, None);
     let sizes = PoolSizes {
         rows: 2_000,
         large_result: 660,
         batch_rows: 1_000,
     };
-    pool_suite_on(&connect, name, sizes, true).await
+    pool_suite_on(connect, name, sizes, true).await
 }
 
 /// A running SecantusDB with its data in a temporary directory, stopped on drop.

@@ -39,7 +39,16 @@ async fn sqlite_runs_the_six_core_workloads() {
     let result = common::ycsb_small(sqlite_at(&dir.path().join("y.sqlite")), "sqlite", &[]).await;
     // As in YCSB, workload F's read-modify-writes count as reads and updates too: every
     // operation of F reads.
-    let f = |name: &str| result.phase_at(PhaseKind::Ycsb, name, 1).unwrap().ops;
+    let f = |name: &str| {
+        result
+            .phase_at(
+                PhaseKind::Ycsb,
+                name,
+                dbcompare::workload::levels::Concurrency::ONE,
+            )
+            .unwrap()
+            .ops
+    };
     assert!(
         f("f READ-MODIFY-WRITE") > 100,
         "{}",
@@ -86,9 +95,8 @@ async fn tampered(w: Workload, sql: impl FnOnce(&Workload) -> String) -> (String
     let plan = YcsbPlan {
         workloads: vec![w.clone()],
         seed: 3,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![1],
+        repetitions: dbcompare::workload::levels::Repetitions::ONCE,
+        concurrency: common::levels(&[1]),
         rate: None,
     };
     let mut observer = BehindTheBack {

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::report::model::{Latency, PhaseKind, PhaseResult, RunFigures};
+use crate::report::model::{MAX_LATENCY_NS, PhaseKind, PhaseResult, RunFigures, empty_histogram};
 use crate::report::stats::Spread;
+use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 
 mod alloc;
@@ -21,11 +22,7 @@ pub mod sites;
 pub use alloc::{CountingAlloc, allocations, uncounted};
 pub use series::Series;
 
-pub use crate::report::model::{decode_histogram, encode_histogram};
-
-/// Highest latency the histogram holds exactly: one hour, in nanoseconds. Longer ones are
-/// clamped to it (and still counted).
-const MAX_LATENCY_NS: u64 = 3_600_000_000_000;
+pub use crate::report::model::{decode_histogram, encode_histogram, latency};
 
 /// Process CPU time (user + system, all threads) so far.
 pub fn process_cpu_time() -> Duration {
@@ -59,9 +56,7 @@ pub fn peak_rss_bytes() -> Option<u64> {
 /// A latency histogram in nanoseconds, 3 significant digits, up to one hour. The tool's
 /// own recording: its memory is not counted as the client's (see [`uncounted`]).
 pub fn new_histogram() -> Histogram<u64> {
-    uncounted(|| {
-        Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("static histogram bounds are valid")
-    })
+    uncounted(empty_histogram)
 }
 
 /// Records one latency into a histogram made by [`new_histogram`].
@@ -130,25 +125,6 @@ impl Recorder {
     }
 }
 
-/// Latency percentiles of a histogram in nanoseconds, in microseconds.
-pub fn latency(h: &Histogram<u64>) -> Latency {
-    if h.is_empty() {
-        return Latency::default();
-    }
-    let us = |ns: u64| ns as f64 / 1000.0;
-    Latency {
-        min: us(h.min()),
-        mean: h.mean() / 1000.0,
-        p50: us(h.value_at_quantile(0.50)),
-        p90: us(h.value_at_quantile(0.90)),
-        p95: us(h.value_at_quantile(0.95)),
-        p99: us(h.value_at_quantile(0.99)),
-        p999: us(h.value_at_quantile(0.999)),
-        p9999: us(h.value_at_quantile(0.9999)),
-        max: us(h.max()),
-    }
-}
-
 /// A phase stops after this many errors: the store has failed by then, and a dead
 /// connection should not cost a timeout per remaining operation.
 pub const MAX_ERRORS_PER_PHASE: u64 = 10;
@@ -175,7 +151,7 @@ impl Errors {
 pub struct PhaseRun {
     pub kind: PhaseKind,
     pub size: Size,
-    pub concurrency: u32,
+    pub concurrency: Concurrency,
     pub ops: u64,
     pub errors: BTreeMap<String, u64>,
     pub incomplete: bool,
@@ -226,19 +202,43 @@ impl Meter {
         }
     }
 
-    /// Stops the clocks: the figures of `ops` operations, and with `--alloc-sites` where
-    /// the run's allocations came from.
-    pub fn finish(
+    /// Stops the clocks, as the phase's last operation ended: what is done with its
+    /// recordings afterwards (merging the tasks') is not the phase's.
+    pub fn stop(self) -> Stopped {
+        Stopped {
+            wall: self.started.elapsed(),
+            cpu: process_cpu_time().saturating_sub(self.cpu_started),
+            allocs: [self.allocs_started, allocations()],
+            alloc_sites: sites::end(),
+        }
+    }
+}
+
+/// A phase's clocks, stopped.
+pub struct Stopped {
+    wall: Duration,
+    cpu: Duration,
+    /// The allocation counters (allocations, bytes) at the start and at the end.
+    allocs: [Option<(u64, u64)>; 2],
+    alloc_sites: Option<sites::Counts>,
+}
+
+impl Stopped {
+    /// The figures of `ops` operations whose latencies `histogram` holds, and with
+    /// `--alloc-sites` where the phase's allocations came from.
+    pub fn figures(
         self,
         ops: u64,
         histogram: &Histogram<u64>,
     ) -> (RunFigures, Option<sites::Counts>) {
-        let wall = self.started.elapsed();
-        let cpu = process_cpu_time().saturating_sub(self.cpu_started);
-        let allocs_now = allocations();
-        let alloc_sites = sites::end();
-        let allocs = match (self.allocs_started, allocs_now) {
-            (Some((a0, b0)), Some((a1, b1))) if ops > 0 => {
+        let Stopped {
+            wall,
+            cpu,
+            allocs,
+            alloc_sites,
+        } = self;
+        let allocs = match allocs {
+            [Some((a0, b0)), Some((a1, b1))] if ops > 0 => {
                 Some(((a1 - a0) as f64 / ops as f64, (b1 - b0) as f64 / ops as f64))
             }
             _ => None,
@@ -367,8 +367,8 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
 
 /// Groups runs by phase (kind, size, concurrency), in first-run order, and aggregates each.
 pub fn aggregate_by_phase(runs: &[PhaseRun]) -> Vec<PhaseResult> {
-    let mut order: Vec<(PhaseKind, String, u32)> = Vec::new();
-    let mut groups: BTreeMap<(PhaseKind, String, u32), Vec<PhaseRun>> = BTreeMap::new();
+    let mut order: Vec<(PhaseKind, String, Concurrency)> = Vec::new();
+    let mut groups: BTreeMap<(PhaseKind, String, Concurrency), Vec<PhaseRun>> = BTreeMap::new();
     for r in runs {
         let key = (r.kind, r.size.name.clone(), r.concurrency);
         if !groups.contains_key(&key) {
@@ -427,7 +427,7 @@ mod tests {
         PhaseRun {
             kind: PhaseKind::Search,
             size: "micro".parse().unwrap(),
-            concurrency: 1,
+            concurrency: Concurrency::ONE,
             ops: latencies_us.len() as u64,
             errors: if errors > 0 {
                 BTreeMap::from([("wrong record".to_string(), errors)])

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
+use super::alloc::uncounted;
 use crate::report::model::{Series as SeriesFigures, SeriesPoint};
 
 /// Coarsen while there are more points than this (and the interval is under a second).
@@ -66,6 +67,11 @@ impl Series {
         }
     }
 
+    /// When the series starts (its first interval's beginning).
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+
     fn interval_ns(shift: u32) -> f64 {
         1e9 / f64::from(1u32 << FINEST_SHIFT) * f64::from(1u32 << shift)
     }
@@ -82,11 +88,11 @@ impl Series {
     pub fn record(&mut self, end: Instant, latency: Duration) {
         let mut i = self.index(end);
         while i >= MAX_POINTS && self.shift < FINEST_SHIFT {
-            super::uncounted(|| self.coarsen());
+            uncounted(|| self.coarsen());
             i = self.index(end);
         }
         if i >= self.intervals.len() {
-            super::uncounted(|| self.intervals.resize_with(i + 1, Interval::default));
+            uncounted(|| self.intervals.resize_with(i + 1, Interval::default));
         }
         let interval = &mut self.intervals[i];
         interval.ops += 1;
@@ -95,7 +101,7 @@ impl Series {
             .latency
             .get_or_insert_with(|| {
                 // The tool's own recording: not the client's cost of an operation.
-                super::uncounted(|| {
+                uncounted(|| {
                     Histogram::new_with_bounds(1, MAX_LATENCY_US, 2)
                         .expect("static histogram bounds are valid")
                 })

@@ -4,6 +4,7 @@
 //! wants to see first.
 
 use super::model::{PhaseKind, Report};
+use crate::catalog::Suite;
 
 /// The blog's machine, as it described it.
 pub const MACHINE: &str = "i7-4700MQ, 16 GB RAM, a non-SSD hard disk, 64-bit Linux";
@@ -104,7 +105,7 @@ pub fn applies(report: &Report) -> bool {
     p.blog_reference
         && p.client.is_none()
         && report.shares.is_empty()
-        && p.suite == "classic"
+        && p.suite == Suite::Classic
         && p.searches_per_insert == 40
         && !p.sizes.is_empty()
         && p.sizes
@@ -160,7 +161,7 @@ pub fn reference_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)
     }
     let mut sizes = vec!["initial / final size".to_string()];
     for (s, b) in &stores {
-        let size = |v: Option<u64>| v.map_or_else(|| "-".into(), super::human_size);
+        let size = |v: Option<u64>| v.map_or_else(|| "-".into(), super::format::human_size);
         sizes.push(format!(
             "{} / {}",
             size(s.initial_size_bytes),

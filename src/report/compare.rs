@@ -6,9 +6,11 @@
 
 use std::collections::BTreeSet;
 
-use super::human_us;
+use super::format::{human_size, human_us};
 use super::model::{PhaseKind, PhaseResult, Report, StoreResult};
 use super::stats::{Estimate, Welch};
+use crate::catalog::Suite;
+use crate::workload::levels::Concurrency;
 
 /// Runs per side below which no verdict is given.
 pub const MIN_RUNS: usize = 3;
@@ -128,7 +130,7 @@ pub struct Difference {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
-    pub suite: String,
+    pub suite: Suite,
     pub alpha: f64,
     pub differences: Vec<Difference>,
     pub stores: Vec<StoreComparison>,
@@ -176,7 +178,7 @@ pub fn compare(base: &Report, new: &Report, alpha: f64) -> Result<Comparison, St
         }
     }
     Ok(Comparison {
-        suite: base.plan.suite.clone(),
+        suite: base.plan.suite,
         alpha,
         differences: differences(base, new),
         stores,
@@ -190,7 +192,7 @@ fn phase_name(p: &PhaseResult) -> String {
         PhaseKind::Insert | PhaseKind::Search => format!("{} {}", p.kind.label(), p.size.name),
         _ => p.size.name.clone(),
     };
-    if p.concurrency > 1 {
+    if p.concurrency > Concurrency::ONE {
         format!("{name} x{}", p.concurrency)
     } else {
         name
@@ -205,7 +207,7 @@ fn compare_store(base: &StoreResult, new: &StoreResult, alpha: f64) -> StoreComp
     let mut notes = Vec::new();
     for (side, s) in [("base", base), ("new", new)] {
         if let Some(error) = &s.error {
-            notes.push(format!("{side}: {:?}: {error}", s.status).to_lowercase());
+            notes.push(format!("{side}: {}: {error}", s.status));
         }
     }
     let mut rows = Vec::new();
@@ -281,7 +283,10 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let list = |v: &[Concurrency]| {
+        let levels: Vec<String> = v.iter().map(Concurrency::to_string).collect();
+        levels.join(", ")
+    };
     let opt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| v.to_string());
     differ("sizes", sizes(&p.sizes), sizes(&q.sizes), true);
     differ(
@@ -336,8 +341,8 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
     differ("cores", m.cores.to_string(), n.cores.to_string(), true);
     differ(
         "memory",
-        super::human_size(m.memory_bytes),
-        super::human_size(n.memory_bytes),
+        human_size(m.memory_bytes),
+        human_size(n.memory_bytes),
         true,
     );
     differ("OS", m.os.clone(), n.os.clone(), true);
@@ -355,8 +360,8 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
         let name = &b.store;
         differ(
             &format!("{name} status"),
-            format!("{:?}", b.status).to_lowercase(),
-            format!("{:?}", s.status).to_lowercase(),
+            b.status.to_string(),
+            s.status.to_string(),
             false,
         );
         let kind = |r: &StoreResult| r.deployment.as_ref().map_or("-".into(), |d| d.kind.clone());

@@ -51,7 +51,7 @@ pub const HEADERS: [&str; 37] = [
 pub fn render(report: &Report) -> String {
     let mut out = csv::Writer::from_writer(Vec::new());
     out.write_record(HEADERS).expect("writing to memory");
-    let suite = report.plan.suite.as_str();
+    let suite = report.plan.suite.to_string();
     for s in &report.stores {
         let status = match s.status {
             StoreStatus::Ok => "ok",
@@ -80,7 +80,7 @@ pub fn render(report: &Report) -> String {
             let l = &p.latency_us;
             let spread = Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>());
             let opt = |v: Option<f64>| v.map(figure).unwrap_or_default();
-            let multiple = super::text::floor_ratio(report.floor.as_ref(), s, p);
+            let multiple = super::lines::floor_ratio(report.floor.as_ref(), s, p);
             let mut row = store_cells.to_vec();
             row.extend([
                 p.kind.label().to_lowercase(),
@@ -149,7 +149,7 @@ pub fn render_series(report: &Report) -> String {
             for (run, series) in p.series.iter().enumerate() {
                 for ((start, rate), point) in series.rates().into_iter().zip(&series.points) {
                     out.write_record([
-                        report.plan.suite.clone(),
+                        report.plan.suite.to_string(),
                         s.store.clone(),
                         p.kind.label().to_lowercase(),
                         p.size.name.clone(),

@@ -4,12 +4,14 @@
 
 use std::fmt::Write;
 
-use super::markdown::{run_facts, time_rows};
+use super::facts::{phase_notes, run_facts};
+use super::lines::{retried, store_header, store_lines};
 use super::model::{Report, RunStatus, StoreStatus};
-use super::text::{
-    PHASE_HEADERS, STORE_HEADERS, scaling_rows, schedule_warning, series_warnings, store_header,
-    store_lines, store_row, suite_rows, suite_title,
+use super::tables::{
+    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_row, suite_rows, suite_title,
+    time_rows,
 };
+use super::warnings::{schedule_warning, series_warnings};
 
 const STYLE: &str = "
 :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #59636e;
@@ -103,7 +105,7 @@ fn warnings(report: &Report) -> Vec<String> {
     }
     for s in &report.stores {
         if s.status != StoreStatus::Ok {
-            let what = format!("{:?}", s.status).to_lowercase();
+            let what = s.status.to_string();
             let why = s.error.as_deref().unwrap_or("no reason recorded");
             out.push(format!("{}: {what}: {why}", s.store));
         }
@@ -116,7 +118,7 @@ fn warnings(report: &Report) -> Vec<String> {
                 ));
             }
             if p.retries > 0 {
-                out.push(format!("{phase}: {}", crate::report::text::retried(p)));
+                out.push(format!("{phase}: {}", retried(p)));
             }
             if p.incomplete {
                 out.push(format!("{phase}: stopped before its last operation"));
@@ -143,7 +145,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
     let _ = writeln!(
         out,
         "<title>dbcompare results: {} suite, {}</title>",
-        escape(&report.plan.suite),
+        escape(&report.plan.suite.to_string()),
         escape(&report.plan.stores.join(", "))
     );
     let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");
@@ -198,7 +200,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         }
     }
     out.push_str("<h2>Every phase</h2>\n<p>Latencies per operation in microseconds; cpu = client process CPU time per operation.</p>\n");
-    let rows = super::text::phase_rows(report);
+    let rows = phase_rows(report);
     out.push_str(&table(&strings(&PHASE_HEADERS), &rows, 3));
     if let Some((headers, rows)) = scaling_rows(report) {
         out.push_str(
@@ -206,7 +208,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         );
         out.push_str(&table(&headers, &rows, 2));
     }
-    for (heading, lines) in super::text::phase_notes(report) {
+    for (heading, lines) in phase_notes(report) {
         let _ = writeln!(out, "<p>{}:</p>\n<ul>", escape(heading));
         for line in lines {
             let _ = writeln!(out, "<li>{}</li>", escape(&line));

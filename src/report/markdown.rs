@@ -3,9 +3,14 @@
 
 use std::fmt::Write;
 
-use super::human_size;
-use super::model::{PhaseKind, Report, RunStatus, StoreResult};
-use super::text::{PHASE_HEADERS, STORE_HEADERS, runs_block, store_header, store_lines, store_row};
+use super::facts::{client_bound_lines, phase_notes, run_facts};
+use super::format::human_size;
+use super::lines::{runs_block, store_header, store_lines};
+use super::model::{PhaseKind, Report, RunStatus};
+use super::tables::{
+    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_row, suite_rows, suite_title,
+    time_rows,
+};
 
 fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
@@ -29,50 +34,6 @@ fn time_table(report: &Report) -> String {
     let (headers, rows) = time_rows(report);
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     table(&headers, &rows, 1)
-}
-
-/// The blog's recap table (headers, rows): wall time in ms per phase, sizes on disk.
-pub fn time_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut headers = vec!["phase".to_string()];
-    headers.extend(report.stores.iter().map(|s| s.store.clone()));
-    let mut rows = Vec::new();
-    for kind in [PhaseKind::Insert, PhaseKind::Search] {
-        for size in &report.plan.sizes {
-            let mut row = vec![format!("{} {} {}", kind.label(), size.name, size.records)];
-            row.extend(report.stores.iter().map(|s| {
-                s.phase(kind, &size.name)
-                    .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
-            }));
-            rows.push(row);
-        }
-    }
-    // Searches at the other concurrency levels.
-    for &level in report.plan.concurrency.iter().skip(1) {
-        for size in &report.plan.sizes {
-            let mut row = vec![format!(
-                "SEARCH {} {} (concurrency {level})",
-                size.name, size.records
-            )];
-            row.extend(report.stores.iter().map(|s| {
-                s.phase_at(PhaseKind::Search, &size.name, level)
-                    .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
-            }));
-            rows.push(row);
-        }
-    }
-    let initial: fn(&StoreResult) -> Option<u64> = |s| s.initial_size_bytes;
-    let fin: fn(&StoreResult) -> Option<u64> = |s| s.final_size_bytes;
-    for (label, size_of) in [("initial size", initial), ("final size", fin)] {
-        let mut row = vec![label.to_string()];
-        row.extend(
-            report
-                .stores
-                .iter()
-                .map(|s| size_of(s).map_or_else(|| "-".to_string(), human_size)),
-        );
-        rows.push(row);
-    }
-    (headers, rows)
 }
 
 /// `results.md` for a run.
@@ -155,13 +116,13 @@ pub fn render(report: &Report) -> String {
             );
         }
     }
-    match super::text::suite_rows(report) {
+    match suite_rows(report) {
         Some((headers, rows)) => {
             let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
             let _ = write!(
                 out,
                 "## Recap\n\n{}:\n\n{}",
-                super::text::suite_title(report),
+                suite_title(report),
                 table(&headers, &rows, 1)
             );
         }
@@ -189,14 +150,14 @@ pub fn render(report: &Report) -> String {
         }
     }
     out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
-    let rows = super::text::phase_rows(report);
+    let rows = phase_rows(report);
     out.push_str(&table(&PHASE_HEADERS, &rows, 3));
-    if let Some((headers, rows)) = super::text::scaling_rows(report) {
+    if let Some((headers, rows)) = scaling_rows(report) {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         out.push_str("\nSearch throughput by concurrency (ops/s, with p99 latency in microseconds): where each store stops scaling:\n\n");
         out.push_str(&table(&headers, &rows, 2));
     }
-    let bound = super::text::client_bound_lines(report);
+    let bound = client_bound_lines(report);
     if !bound.is_empty() {
         out.push_str(
             "\nClient-bound phases (their figures are the client's limit, not the store's):\n\n",
@@ -205,7 +166,7 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(out, "- {line}");
         }
     }
-    for (heading, lines) in super::text::phase_notes(report) {
+    for (heading, lines) in phase_notes(report) {
         let _ = writeln!(out, "\n{heading}:\n");
         for line in lines {
             let _ = writeln!(out, "- {line}");
@@ -237,113 +198,6 @@ pub fn render(report: &Report) -> String {
         }
     }
     out
-}
-
-/// What the run was and where it ran, a line each (with markdown code spans): shared by
-/// results.md and report.html.
-pub fn run_facts(report: &Report) -> Vec<String> {
-    let p = &report.plan;
-    let m = &report.machine;
-    let sizes: Vec<String> = p
-        .sizes
-        .iter()
-        .map(|s| format!("{} ({})", s.name, s.records))
-        .collect();
-    let mut facts = vec![format!(
-        "run: {} {}, suite `{}`, stores {}, {}seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), concurrency {}{}{}",
-        report.tool.name,
-        report.tool.version,
-        p.suite,
-        p.stores.join(", "),
-        if p.suite == "classic" {
-            format!(
-                "sizes {}, {} searches per inserted record, ",
-                sizes.join(", "),
-                p.searches_per_insert
-            )
-        } else {
-            String::new()
-        },
-        p.seed,
-        p.durability,
-        p.warmup_runs,
-        p.runs,
-        p.concurrency
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(","),
-        p.rate.map_or_else(String::new, |r| format!(
-            ", open loop at {r:.0} operations/s"
-        )),
-        p.client_threads.map_or_else(String::new, |n| format!(
-            ", {n} client thread(s), one event loop each"
-        ))
-    )];
-    if !p.workloads.is_empty() {
-        let mut line = "workloads, after a load of the records:".to_string();
-        for w in &p.workloads {
-            let _ = write!(line, "\n  - {w}");
-        }
-        facts.push(line);
-    }
-    facts.push(format!(
-        "started {}, finished {}{}",
-        report.started_at,
-        report.finished_at,
-        report
-            .client_peak_rss_bytes
-            .map_or_else(String::new, |b| format!(
-                "; dbcompare's own peak memory (RSS) {}",
-                human_size(b)
-            ))
-    ));
-    facts.push(format!(
-        "machine: {}, {} cores, {} memory, {}, kernel {} ({})",
-        m.cpu_model,
-        m.cores,
-        human_size(m.memory_bytes),
-        m.os,
-        m.kernel,
-        m.arch
-    ));
-    if let Some(f) = &report.floor {
-        facts.push(super::text::floor_line(f).replace(&f.fsync_dir, &format!("`{}`", f.fsync_dir)));
-    }
-    if p.alloc_sites {
-        let shown = !super::alloc_sites::phases(report).is_empty();
-        facts.push(format!(
-            "**allocation sites captured** (`--alloc-sites`): every allocation's stack was \
-             taken, so this run's times are slowed and not for comparing{}",
-            if shown {
-                " (where the allocations come from: the last section)"
-            } else {
-                ""
-            }
-        ));
-    }
-    if let Some(c) = &p.client {
-        facts.push(format!(
-            "load client {}/{} of the run that began at {} (its share alone: `dbcompare merge` \
-             makes one run of the {} clients' run.json files)",
-            c.index, c.of, c.start_at, c.of
-        ));
-    }
-    if !report.shares.is_empty() {
-        let mut line = format!(
-            "merged from {} load clients (the machine and floor above are client 1's):",
-            report.shares.len()
-        );
-        for s in &report.shares {
-            let _ = write!(
-                line,
-                "\n  - client {}: `{}`, {}, {} cores, from {} to {}",
-                s.index, s.file, s.machine.cpu_model, s.machine.cores, s.started_at, s.finished_at
-            );
-        }
-        facts.push(line);
-    }
-    facts
 }
 
 /// results.md with the run's charts embedded after the recap (SVG files beside it).

@@ -1,6 +1,15 @@
 //! Reports: the model (`run.json`), its renderers (text, markdown, HTML, CSV, JSON, SVG
-//! charts: pure functions of a [`model::Report`], no I/O), the comparison of two runs, and
-//! [`OutputDir`], the one place that writes files.
+//! charts: pure functions of a [`model::Report`], no I/O), the comparison of two runs, the
+//! merge of N load clients' runs, and [`OutputDir`], the one place that writes files.
+//!
+//! From the top floor down: this file (it writes what the renderers make); the renderers
+//! ([`text`], [`markdown`], [`html`], [`csv`], [`json`], [`chart`]: none imports another),
+//! [`compare`], and [`merge`] (which loads runs through [`json`]); what they share: the
+//! recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
+//! blog's lines ([`lines`]), the warnings a phase's figures give ([`warnings`]), the blog's
+//! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]); and on the
+//! ground floor the number formats ([`format`]), the statistics of repeated figures
+//! ([`stats`]) and the model ([`model`]).
 
 use std::fs;
 use std::io::Write;
@@ -15,39 +24,18 @@ pub mod blog;
 pub mod chart;
 pub mod compare;
 pub mod csv;
+pub mod facts;
+pub mod format;
 pub mod html;
 pub mod json;
+pub mod lines;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod stats;
+pub mod tables;
 pub mod text;
-
-/// `bytes` the way the blog printed sizes: `18 bytes`, `24 kB`, `3.1 MB`, `1.02 GB`
-/// (binary multiples, as PostgreSQL's pg_size_pretty).
-pub fn human_size(bytes: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let b = bytes as f64;
-    if bytes < 1024 {
-        format!("{bytes} bytes")
-    } else if b < KIB * KIB {
-        format!("{:.0} kB", b / KIB)
-    } else if b < KIB * KIB * KIB {
-        format!("{:.1} MB", b / (KIB * KIB))
-    } else {
-        format!("{:.2} GB", b / (KIB * KIB * KIB))
-    }
-}
-
-/// A latency in microseconds, with the precision that matters at its magnitude.
-pub fn human_us(us: f64) -> String {
-    if us < 10.0 {
-        format!("{us:.2}")
-    } else if us < 1000.0 {
-        format!("{us:.1}")
-    } else {
-        format!("{us:.0}")
-    }
-}
+pub mod warnings;
 
 /// The subdirectory of `--out` the charts go to (results.md links them there).
 pub const CHARTS_DIR: &str = "charts";
@@ -290,21 +278,6 @@ impl OutputDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_read_like_the_blog() {
-        assert_eq!(human_size(18), "18 bytes");
-        assert_eq!(human_size(24 * 1024), "24 kB");
-        assert_eq!(human_size(3_250_586), "3.1 MB");
-        assert_eq!(human_size(1 << 30), "1.00 GB");
-    }
-
-    #[test]
-    fn latencies_keep_three_figures() {
-        assert_eq!(human_us(4.567), "4.57");
-        assert_eq!(human_us(45.67), "45.7");
-        assert_eq!(human_us(4567.2), "4567");
-    }
 
     #[test]
     fn an_unwritable_out_dir_is_a_usage_error() {

@@ -42,7 +42,7 @@ impl Process {
 
     /// Whether this very process still runs (not another one given the same pid since).
     pub fn alive(&self) -> bool {
-        start_time(self.pid) == Some(self.start) && super::process_alive(self.pid)
+        start_time(self.pid) == Some(self.start) && super::process::process_alive(self.pid)
     }
 }
 

@@ -5,9 +5,9 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use super::{
-    Installation, Launch, Process, is_root, run_setup, spawn_server, version_of, which, write_file,
-};
+use super::host::{Installation, is_root, version_of, which, write_file};
+use super::launch::Launch;
+use super::process::{Process, run_setup, spawn_server};
 use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away server starts with.

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Installation, Launch, Process, is_root, run_setup, version_of, which, write_file};
+use super::host::{Installation, is_root, version_of, which, write_file};
+use super::launch::Launch;
+use super::process::{Process, run_setup, wait_for_exit};
 use crate::catalog::Launcher;
 
 /// The settings appended to the cluster's postgresql.conf.
@@ -172,10 +174,10 @@ pub(super) fn stop(pg_ctl: &Path, data: &Path, user: Option<&str>, pid: i32) -> 
         .args(["-m", "fast", "-w", "-t", "30", "stop"]);
     let stopped = run_setup(stop, "stopping PostgreSQL");
     // pg_ctl returns once postmaster.pid is gone, a moment before the process itself.
-    if !super::wait_for_exit(pid, Duration::from_secs(10)) {
+    if !wait_for_exit(pid, Duration::from_secs(10)) {
         // SAFETY: kill(2) on the postmaster we started.
         unsafe { libc::kill(pid, libc::SIGKILL) };
-        super::wait_for_exit(pid, Duration::from_secs(5));
+        wait_for_exit(pid, Duration::from_secs(5));
     }
     stopped
 }

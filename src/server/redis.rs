@@ -8,10 +8,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use super::{
-    Installation, Launch, Process, READY_TIMEOUT, free_port, spawn_server, version_of, which,
-    write_file,
+use super::host::{Installation, version_of, which, write_file};
+use super::launch::{Launch, free_port};
+use super::leftovers;
+use super::process::{
+    Process, READY_TIMEOUT, run_setup_within, spawn_server, wait_until_listening,
 };
+use super::registry::{track, untrack};
 use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away Redis starts with.
@@ -90,7 +93,7 @@ impl Drop for Nodes {
             let _ = child.wait();
         }
         if let Some(id) = self.tracked.take() {
-            super::untrack(id);
+            untrack(id);
         }
     }
 }
@@ -155,17 +158,17 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
         if group == 0 {
             group = child.id() as i32;
             let dir = (!launch.keep_data).then(|| launch.dir.to_path_buf());
-            nodes.tracked = Some(super::track(group, true, dir));
+            nodes.tracked = Some(track(group, true, dir));
             // For `dbcompare clean` after a kill -9, from now on: the first node leads
             // every node's process group.
-            if let Err(e) = super::leftovers::mark_server(launch.dir, group) {
+            if let Err(e) = leftovers::mark_server(launch.dir, group) {
                 eprintln!("warning: {e:#}");
             }
         }
         nodes.children.push(child);
     }
     for (child, &port) in nodes.children.iter_mut().zip(&ports) {
-        super::wait_until_listening(child, port, launch.dir)
+        wait_until_listening(child, port, launch.dir)
             .with_context(|| format!("the node on port {port}"))?;
     }
     let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
@@ -175,7 +178,7 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
         "0",
         "--cluster-yes",
     ]);
-    super::run_setup_within(create, "joining the nodes into a cluster", READY_TIMEOUT)?;
+    run_setup_within(create, "joining the nodes into a cluster", READY_TIMEOUT)?;
     let deadline = Instant::now() + READY_TIMEOUT;
     for &port in &ports {
         loop {

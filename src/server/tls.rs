@@ -11,7 +11,7 @@ use rcgen::{
     KeyUsagePurpose,
 };
 
-use super::write_file;
+use super::host::write_file;
 use crate::catalog::Launcher;
 
 /// The PEM files of a server's certificate, in its directory.

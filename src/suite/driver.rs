@@ -6,18 +6,19 @@
 //! applicable, never as zero.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::Result;
 
 use super::Observer;
 use super::clients::{Clients, Connect};
-use super::watchdog::AbortOnDrop;
-use crate::interrupt;
-use crate::measure::{self, Errors, Meter, PhaseRun, Recorder};
+use super::executor::{self, Done, Operation, Phase, Problem, Timing};
+use crate::measure;
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{DriverStore, Store};
-use crate::workload::driver::DriverTest;
+use crate::workload::driver::{DriverOp, DriverTest};
+use crate::workload::levels::Repetitions;
 use crate::workload::record::Size;
 
 /// What the driver suite runs.
@@ -25,8 +26,7 @@ use crate::workload::record::Size;
 pub struct DriverPlan {
     /// Multiplies the seed's iteration counts (0.1 by default).
     pub scale: f64,
-    pub warmup_runs: u32,
-    pub runs: u32,
+    pub repetitions: Repetitions,
 }
 
 impl DriverPlan {
@@ -74,32 +74,31 @@ async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
             observer.not_applicable(&test.name());
             continue;
         };
-        let concurrency = test.concurrency() as usize;
-        while connections.len() < concurrency {
+        let concurrency = test.concurrency();
+        while connections.len() < concurrency.tasks() {
             connections.push(clients.open(connections.len()).await?);
         }
         let size = Size {
             name: test.name(),
             records: plan.iterations(test),
         };
+        let phase = Phase::new(PhaseKind::Driver, size.clone(), size.records, concurrency);
         let mut runs = Vec::new();
-        let total = plan.warmup_runs + plan.runs.max(1);
         let mut failure = None;
-        for rep in 0..total {
-            observer.phase_started(PhaseKind::Driver, &size, size.records);
-            let (run, first_error) =
-                run_test(clients, connections, test, concurrency, size.clone()).await?;
-            observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
-            let stopped = run.incomplete;
-            if rep >= plan.warmup_runs || first_error.is_some() {
-                runs.push(run);
+        for rep in plan.repetitions.iter() {
+            executor::announce(&rep, Some(&test.name()), observer);
+            let op = Arc::new(Iteration::<C> {
+                operation: test.operation(),
+                iterations: size.records,
+                store: std::marker::PhantomData,
+            });
+            let ran = executor::execute(clients, connections, &phase, op, observer).await?;
+            observer.phase_finished(&measure::aggregate(std::slice::from_ref(&ran.run)));
+            failure = ran.failure(&test.name());
+            if rep.counted() || failure.is_some() {
+                runs.push(ran.run);
             }
-            if let Some(e) = first_error {
-                failure = Some(anyhow!("{}: {e}", test.name()));
-                break;
-            }
-            if stopped {
-                failure = Some(anyhow!("{}: interrupted", test.name()));
+            if failure.is_some() {
                 break;
             }
         }
@@ -114,90 +113,43 @@ async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
     Ok(())
 }
 
-/// One run of one test over `concurrency` connections, each task on its connection's event
-/// loop; the iterations are shared out.
-async fn run_test<C: Connect<Store: DriverStore> + Send + 'static>(
-    clients: &Clients<C>,
-    connections: &mut Vec<C::Store>,
-    test: DriverTest,
-    concurrency: usize,
-    size: Size,
-) -> Result<(PhaseRun, Option<String>)> {
-    let iterations = size.records;
-    let operation = test.operation();
-    let stores: Vec<C::Store> = connections.drain(..concurrency).collect();
-    let meter = Meter::start();
-    let handles: Vec<_> = stores
-        .into_iter()
-        .enumerate()
-        .map(|(task, mut store)| {
-            let started = meter.started();
-            clients.spawn(task, async move {
-                let mut recorder = Recorder::new(started);
-                let mut errors = Errors::default();
-                let mut stopped = false;
-                let mut i = task as u64;
-                while i < iterations {
-                    if interrupt::requested() {
-                        stopped = true;
-                        break;
-                    }
-                    let t = Instant::now();
-                    let outcome = store.driver(operation, i).await;
-                    recorder.record(t, Instant::now());
-                    if let Err(e) = outcome {
-                        recorder.failed();
-                        if errors.count("error", || format!("iteration {i}: {e:#}")) {
-                            stopped = true;
-                            break;
-                        }
-                    }
-                    i += concurrency as u64;
-                }
-                (store, recorder, errors, stopped)
-            })
-        })
-        .collect();
-    let _abort = AbortOnDrop::new(&handles);
-    let mut recorder = Recorder::new(meter.started());
-    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-    let mut first_error = None;
-    let mut stopped = false;
-    let mut returned = Vec::new();
-    for handle in handles {
-        let (store, r, e, s) = handle.await.context("a driver task panicked")?;
-        recorder.add(&r);
-        for (k, n) in e.by_kind {
-            *errors.entry(k).or_default() += n;
-        }
-        if first_error.is_none() {
-            first_error = e.first;
-        }
-        stopped |= s;
-        returned.push(store);
+/// One iteration of a driver test; the iterations are shared out over the tasks, each on
+/// its connection's event loop.
+struct Iteration<C> {
+    operation: DriverOp,
+    iterations: u64,
+    store: std::marker::PhantomData<fn() -> C>,
+}
+
+impl<C: Connect<Store: DriverStore> + Send + 'static> Operation for Iteration<C> {
+    type Conn = C::Store;
+    type Task = ();
+    /// The iteration's number.
+    type Item = u64;
+
+    async fn counters(store: &mut C::Store) -> Option<BTreeMap<String, u64>> {
+        super::counters_now(store).await
     }
-    let ops = recorder.len();
-    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
-    returned.append(connections);
-    *connections = returned;
-    Ok((
-        PhaseRun {
-            kind: PhaseKind::Driver,
-            size,
-            concurrency: concurrency as u32,
-            ops,
-            errors,
-            incomplete: stopped,
-            figures,
-            histogram: recorder.histogram,
-            series: recorder.series,
-            open_loop: None,
-            retries: 0,
-            counters: Default::default(),
-            alloc_sites,
-        },
-        first_error,
-    ))
+
+    fn task(&self, _task: usize) {}
+
+    fn items(
+        &self,
+        task: usize,
+        tasks: usize,
+    ) -> impl Iterator<Item = (u64, u64)> + Send + 'static {
+        (task as u64..self.iterations)
+            .step_by(tasks)
+            .map(|i| (i, i))
+    }
+
+    async fn perform(&self, store: &mut C::Store, _task: &mut (), _number: u64, i: u64) -> Done {
+        let t = Instant::now();
+        let outcome = store.driver(self.operation, i).await;
+        let timing = Timing::around(t, Instant::now());
+        let outcome = outcome.map_err(|e| Problem::new("error", format!("iteration {i}: {e:#}")));
+        Done::timed(timing, outcome)
+    }
 }
 
 #[cfg(test)]
@@ -213,8 +165,7 @@ mod tests {
         assert_eq!(all[21].name(), "PreparedQueryConcurrent16");
         let plan = DriverPlan {
             scale: 0.1,
-            warmup_runs: 0,
-            runs: 1,
+            repetitions: Repetitions::ONCE,
         };
         assert_eq!(plan.iterations(DriverOp::SimpleExec.into()), 25_000);
         assert_eq!(plan.iterations(DriverOp::SelectLargeRaw.into()), 5_000);
@@ -226,6 +177,6 @@ mod tests {
             DriverTest::PreparedQueryConcurrent(8).operation(),
             DriverOp::PreparedQueryRow
         );
-        assert_eq!(DriverTest::PreparedExecConcurrent(4).concurrency(), 4);
+        assert_eq!(DriverTest::PreparedExecConcurrent(4).concurrency().get(), 4);
     }
 }

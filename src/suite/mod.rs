@@ -12,6 +12,7 @@ use crate::workload::record::Size;
 pub mod classic;
 pub mod clients;
 pub mod driver;
+pub mod executor;
 pub mod open_loop;
 pub mod pool;
 pub mod ticker;

@@ -5,20 +5,21 @@
 //! Pool (2,000 queries over a pool of 5 to 20 connections) and Batch Insert (10,000 rows with
 //! the store's batch path, named in the report). Every answer is checked.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow, bail};
-use futures::stream::{FuturesUnordered, StreamExt};
+use anyhow::{Context, Result, bail};
 use tokio::sync::Semaphore;
 
 use super::Observer;
-use super::clients::{self, Connect};
+use super::clients::{Clients, Connect};
+use super::executor::{self, Done, Operation, Phase, Placement, Problem, Timing};
 use crate::interrupt;
-use crate::measure::{self, Meter, PhaseRun, Recorder};
+use crate::measure;
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{PoolStore, Store};
+use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::pool::{
     BenchRow, CONCURRENT, POOL_MAX, POOL_MIN, POOL_QUERIES, PoolSizes, PoolTest, rows,
 };
@@ -28,25 +29,224 @@ use crate::workload::record::Size;
 #[derive(Debug, Clone, PartialEq)]
 pub struct PoolPlan {
     pub seed: u64,
-    pub warmup_runs: u32,
-    pub runs: u32,
-    /// Connections (Concurrent Queries) and workers (Connection Pool) at once: the seed's
-    /// 50, or each `--concurrency` level.
-    pub concurrency: Vec<u32>,
+    pub repetitions: Repetitions,
+    /// Connections (Concurrent Queries) and workers (Connection Pool) at once, each level
+    /// in turn: the seed's 50 ([`SEED_LEVEL`]) unless other levels are asked for.
+    pub concurrency: Vec<Concurrency>,
 }
 
-impl PoolPlan {
-    /// The levels the concurrent tests run at: `--concurrency`, or the seed's 50 when it was
-    /// left at its default of 1.
-    pub fn levels(&self) -> Vec<usize> {
-        if self.concurrency.is_empty() || self.concurrency == [1] {
-            vec![CONCURRENT]
-        } else {
-            self.concurrency
-                .iter()
-                .map(|&c| c.max(1) as usize)
-                .collect()
+/// The seed's connections and workers at once: 50.
+pub const SEED_LEVEL: Concurrency = Concurrency::new(CONCURRENT as u32).expect("50 > 0");
+
+/// Runs the suite on a store (every test it has an operation for), filling `result`.
+pub async fn run<C: Connect<Store: PoolStore> + Send + 'static>(
+    clients: &Clients<C>,
+    plan: &PoolPlan,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    run_sized(clients, plan, PoolSizes::SEED, result, observer).await
+}
+
+/// [`run`] at other sizes: the integration tests use small ones on an in-memory test server
+/// whose inserts and lookups scan every document.
+pub async fn run_sized<C: Connect<Store: PoolStore> + Send + 'static>(
+    clients: &Clients<C>,
+    plan: &PoolPlan,
+    sizes: PoolSizes,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    if sizes.large_result > sizes.rows || sizes.rows == 0 || sizes.batch_rows == 0 {
+        bail!("pool suite sizes out of range: {sizes:?}");
+    }
+    let mut main = vec![clients.open(0).await?];
+    let outcome = run_tests(clients, &mut main, plan, sizes, result, observer).await;
+    clients.close(main).await;
+    outcome
+}
+
+/// [`run_sized`]'s tests, `main` holding the connection that loads the table.
+async fn run_tests<C: Connect<Store: PoolStore> + Send + 'static>(
+    clients: &Clients<C>,
+    main: &mut Vec<C::Store>,
+    plan: &PoolPlan,
+    sizes: PoolSizes,
+    result: &mut StoreResult,
+    observer: &mut dyn Observer,
+) -> Result<()> {
+    main[0].reset().await?;
+    result.info = Some(super::per_test_paths(main[0].describe().await?));
+    observer.store_described(result);
+    if main[0].pool_operation(PoolTest::LargeResultSet).is_none() {
+        result
+            .not_applicable
+            .extend(PoolTest::ALL.map(|t| t.name().to_string()));
+        for t in PoolTest::ALL {
+            observer.not_applicable(t.name());
         }
+        return Ok(());
+    }
+    let table = Arc::new(rows(plan.seed, sizes.rows, 1));
+    main[0]
+        .pool_load(&table)
+        .await
+        .with_context(|| format!("loading benchmark_data ({} rows)", sizes.rows))?;
+    let batch = Arc::new(rows(plan.seed ^ 0xba7c, sizes.batch_rows, 1));
+    for test in PoolTest::ALL {
+        let Some(operation) = main[0].pool_operation(test) else {
+            result.not_applicable.push(test.name().to_string());
+            observer.not_applicable(test.name());
+            continue;
+        };
+        let levels = match test {
+            PoolTest::ConcurrentQueries | PoolTest::ConnectionPool => plan.concurrency.clone(),
+            _ => vec![Concurrency::ONE],
+        };
+        for level in levels {
+            let mut runs = Vec::new();
+            let mut failure = None;
+            for rep in plan.repetitions.iter() {
+                if interrupt::requested() {
+                    bail!("{}: interrupted", test.name());
+                }
+                executor::announce(&rep, Some(test.name()), observer);
+                let run = match test {
+                    PoolTest::LargeResultSet => {
+                        let op = OneCall::<C>::new(Call::LargeResult {
+                            table: Arc::clone(&table),
+                            large_result: sizes.large_result,
+                        });
+                        let phase = phase(test, 1, Concurrency::ONE);
+                        executor::execute(clients, main, &phase, op, observer).await?
+                    }
+                    PoolTest::ConcurrentQueries => {
+                        let op = ConcurrentQuery {
+                            connector: clients.shared_connector(),
+                            table: Arc::clone(&table),
+                        };
+                        let mut opened: Vec<Option<C::Store>> =
+                            (0..level.tasks()).map(|_| None).collect();
+                        let phase = phase(test, u64::from(level.get()), level);
+                        let ran =
+                            executor::execute(clients, &mut opened, &phase, Arc::new(op), observer)
+                                .await?;
+                        // Closed after the timing.
+                        super::clients::close_all(opened.into_iter().flatten()).await;
+                        ran
+                    }
+                    PoolTest::ConnectionPool => {
+                        connection_pool(clients, &table, rep.index, level, observer).await?
+                    }
+                    PoolTest::BatchInsert => {
+                        main[0].pool_batch_reset().await.with_context(|| {
+                            format!("{}: emptying benchmark_batch", test.name())
+                        })?;
+                        let op = OneCall::<C>::new(Call::Batch {
+                            batch: Arc::clone(&batch),
+                        });
+                        let mut phase = phase(test, batch.len() as u64, Concurrency::ONE);
+                        // One call, timed as one sample; it counts as its rows.
+                        phase.ops_per_call = batch.len() as u64;
+                        let ran = executor::execute(clients, main, &phase, op, observer).await?;
+                        if ran.first_error.is_none() {
+                            let count = main[0].pool_batch_count().await.with_context(|| {
+                                format!("{}: counting benchmark_batch's rows", test.name())
+                            })?;
+                            if count != batch.len() as u64 {
+                                bail!(
+                                    "{}: benchmark_batch holds {count} rows after inserting {}",
+                                    test.name(),
+                                    batch.len()
+                                );
+                            }
+                        }
+                        ran
+                    }
+                };
+                observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run.run)));
+                failure = run.failure(test.name());
+                if rep.counted() || failure.is_some() {
+                    runs.push(run.run);
+                }
+                if failure.is_some() {
+                    break;
+                }
+            }
+            let mut phase = measure::aggregate(&runs);
+            phase.operation = Some(operation.to_string());
+            result.phases.push(phase);
+            observer.phases_recorded(result);
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A pool test's phase: `ops` operations over `tasks` tasks.
+fn phase(test: PoolTest, ops: u64, tasks: Concurrency) -> Phase {
+    let size = Size {
+        name: test.name().to_string(),
+        records: ops,
+    };
+    Phase::new(PhaseKind::Pool, size, ops, tasks)
+}
+
+fn check_row(table: &[BenchRow], id: i32, got: Result<Option<BenchRow>>) -> Result<(), Problem> {
+    let want = &table[(id - 1) as usize];
+    match got {
+        Ok(Some(row)) if row == *want => Ok(()),
+        Ok(Some(row)) => Err(Problem::new(
+            "wrong row",
+            format!("row {id}: expected {want:?}, got {row:?}"),
+        )),
+        Ok(None) => Err(Problem::new("missing row", format!("row {id} is missing"))),
+        Err(e) => Err(Problem::new(
+            "store error",
+            format!("row {id}: {}", crate::error::chain(&e)),
+        )),
+    }
+}
+
+/// A SELECT on a connection of its own, opened first (inside the timing): the seed's 50 at
+/// once, one per task. The connection is kept, to be closed after the timing.
+struct ConcurrentQuery<C> {
+    connector: Arc<C>,
+    table: Arc<Vec<BenchRow>>,
+}
+
+impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for ConcurrentQuery<C> {
+    type Conn = Option<C::Store>;
+    type Task = ();
+    type Item = ();
+
+    fn task(&self, _task: usize) {}
+
+    fn items(
+        &self,
+        task: usize,
+        _tasks: usize,
+    ) -> impl Iterator<Item = (u64, ())> + Send + 'static {
+        std::iter::once((task as u64, ()))
+    }
+
+    async fn perform(
+        &self,
+        conn: &mut Option<C::Store>,
+        _task: &mut (),
+        i: u64,
+        _item: (),
+    ) -> Done {
+        let id = 1 + (i as i32 * 1_999) % self.table.len() as i32;
+        let t = Instant::now();
+        let got = match self.connector.connect().await {
+            Ok(store) => conn.insert(store).pool_point(id).await,
+            Err(e) => Err(e.context("opening its connection")),
+        };
+        let timing = Timing::around(t, Instant::now());
+        Done::timed(timing, check_row(&self.table, id, got))
     }
 }
 
@@ -56,340 +256,196 @@ struct Pool<S> {
     permits: Semaphore,
 }
 
-/// Runs the suite on a store (every test it has an operation for), filling `result`.
-pub async fn run<C: Connect<Store: PoolStore>>(
-    connector: &C,
-    plan: &PoolPlan,
-    result: &mut StoreResult,
-    observer: &mut dyn Observer,
-) -> Result<()> {
-    run_sized(connector, plan, PoolSizes::SEED, result, observer).await
+/// A point SELECT on a connection taken from a pool shared by the phase's workers (all on
+/// one event loop, as the pool's connections are).
+struct PooledQuery<C: Connect> {
+    connector: Arc<C>,
+    pool: Arc<Pool<C::Store>>,
+    table: Arc<Vec<BenchRow>>,
+    /// The next query to make, taken by whichever worker is free.
+    next: Arc<AtomicU32>,
+    /// Which repetition: each draws other rows.
+    rep: u32,
 }
 
-/// [`run`] at other sizes: the integration tests use small ones on an in-memory test server
-/// whose inserts and lookups scan every document.
-pub async fn run_sized<C: Connect<Store: PoolStore>>(
-    connector: &C,
-    plan: &PoolPlan,
-    sizes: PoolSizes,
-    result: &mut StoreResult,
-    observer: &mut dyn Observer,
-) -> Result<()> {
-    if sizes.large_result > sizes.rows || sizes.rows == 0 || sizes.batch_rows == 0 {
-        bail!("pool suite sizes out of range: {sizes:?}");
-    }
-    let mut main = connector.connect().await?;
-    let outcome = run_tests(connector, &mut main, plan, sizes, result, observer).await;
-    clients::close(main).await;
-    outcome
-}
+impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for PooledQuery<C> {
+    type Conn = ();
+    type Task = ();
+    type Item = u32;
 
-/// [`run_sized`]'s tests, `main` being the connection that loads the table.
-async fn run_tests<C: Connect<Store: PoolStore>>(
-    connector: &C,
-    main: &mut C::Store,
-    plan: &PoolPlan,
-    sizes: PoolSizes,
-    result: &mut StoreResult,
-    observer: &mut dyn Observer,
-) -> Result<()> {
-    main.reset().await?;
-    result.info = Some(super::per_test_paths(main.describe().await?));
-    observer.store_described(result);
-    if main.pool_operation(PoolTest::LargeResultSet).is_none() {
-        result
-            .not_applicable
-            .extend(PoolTest::ALL.map(|t| t.name().to_string()));
-        for t in PoolTest::ALL {
-            observer.not_applicable(t.name());
+    /// The pool starts with its minimum, as a pool does, inside the timing.
+    async fn open(&self) -> Result<()> {
+        for _ in 0..POOL_MIN {
+            let store = self.connector.connect().await?;
+            self.pool
+                .idle
+                .lock()
+                .expect("no panics under the lock")
+                .push(store);
         }
-        return Ok(());
+        Ok(())
     }
-    let table = rows(plan.seed, sizes.rows, 1);
-    main.pool_load(&table)
-        .await
-        .with_context(|| format!("loading benchmark_data ({} rows)", sizes.rows))?;
-    let batch = rows(plan.seed ^ 0xba7c, sizes.batch_rows, 1);
-    let total = plan.warmup_runs + plan.runs.max(1);
-    for test in PoolTest::ALL {
-        let Some(operation) = main.pool_operation(test) else {
-            result.not_applicable.push(test.name().to_string());
-            observer.not_applicable(test.name());
-            continue;
-        };
-        let levels = match test {
-            PoolTest::ConcurrentQueries | PoolTest::ConnectionPool => plan.levels(),
-            _ => vec![1],
-        };
-        for level in levels {
-            let mut runs = Vec::new();
-            for rep in 0..total {
-                if interrupt::requested() {
-                    bail!("{}: interrupted", test.name());
-                }
-                let run = match test {
-                    PoolTest::LargeResultSet => {
-                        large_result_set(main, &table, sizes.large_result, observer).await
-                    }
-                    PoolTest::ConcurrentQueries => {
-                        concurrent_queries(connector, &table, level, observer).await
-                    }
-                    PoolTest::ConnectionPool => {
-                        connection_pool(connector, &table, rep, level, observer).await
-                    }
-                    PoolTest::BatchInsert => batch_insert(main, &batch, observer).await,
-                }
-                .with_context(|| test.name().to_string())?;
-                observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
-                if rep >= plan.warmup_runs {
-                    runs.push(run);
-                }
-            }
-            let mut phase = measure::aggregate(&runs);
-            phase.operation = Some(operation.to_string());
-            result.phases.push(phase);
-            observer.phases_recorded(result);
-        }
-    }
-    Ok(())
-}
 
-fn phase_run(
-    test: PoolTest,
-    ops: u64,
-    concurrency: usize,
-    recorder: Recorder,
-    meter: Meter,
-) -> PhaseRun {
-    let (figures, alloc_sites) = meter.finish(ops, &recorder.histogram);
-    PhaseRun {
-        kind: PhaseKind::Pool,
-        size: Size {
-            name: test.name().to_string(),
-            records: ops,
-        },
-        concurrency: concurrency as u32,
-        ops,
-        errors: BTreeMap::new(),
-        incomplete: false,
-        figures,
-        histogram: recorder.histogram,
-        series: recorder.series,
-        open_loop: None,
-        retries: 0,
-        counters: BTreeMap::new(),
-        alloc_sites,
-    }
-}
+    fn task(&self, _task: usize) {}
 
-/// One query fetching `large_result` rows (the seed's `LARGE_RESULT`), every column decoded
-/// and compared.
-async fn large_result_set<S: PoolStore>(
-    store: &mut S,
-    table: &[BenchRow],
-    large_result: u32,
-    observer: &mut dyn Observer,
-) -> Result<PhaseRun> {
-    observer.phase_started(
-        PhaseKind::Pool,
-        &Size {
-            name: PoolTest::LargeResultSet.name().into(),
-            records: 1,
-        },
-        1,
-    );
-    let meter = Meter::start();
-    let mut recorder = Recorder::new(meter.started());
-    let t = Instant::now();
-    let fetched = store.pool_large(large_result).await?;
-    recorder.record(t, Instant::now());
-    if fetched.len() != large_result as usize {
-        bail!("fetched {} rows, not {large_result}", fetched.len());
-    }
-    if let Some((got, want)) = fetched.iter().zip(table).find(|(g, w)| g != w) {
-        bail!("row {} differs: expected {want:?}, got {got:?}", want.id);
-    }
-    Ok(phase_run(PoolTest::LargeResultSet, 1, 1, recorder, meter))
-}
-
-fn check_row(table: &[BenchRow], id: i32, got: Option<BenchRow>) -> Result<()> {
-    let want = &table[(id - 1) as usize];
-    match got {
-        Some(row) if row == *want => Ok(()),
-        Some(row) => Err(anyhow!("row {id}: expected {want:?}, got {row:?}")),
-        None => Err(anyhow!("row {id} is missing")),
-    }
-}
-
-/// SELECTs at once (the seed's 50), each opening its own connection first; the connections
-/// are closed after the timing.
-async fn concurrent_queries<C: Connect<Store: PoolStore>>(
-    connector: &C,
-    table: &[BenchRow],
-    connections: usize,
-    observer: &mut dyn Observer,
-) -> Result<PhaseRun> {
-    observer.phase_started(
-        PhaseKind::Pool,
-        &Size {
-            name: PoolTest::ConcurrentQueries.name().into(),
-            records: connections as u64,
-        },
-        connections as u64,
-    );
-    let meter = Meter::start();
-    let mut tasks: FuturesUnordered<_> = (0..connections)
-        .map(|i| async move {
-            let id = 1 + (i as i32 * 1_999) % table.len() as i32;
-            let t = Instant::now();
-            let mut store = connector.connect().await?;
-            let got = store.pool_point(id).await?;
-            let end = Instant::now();
-            check_row(table, id, got)?;
-            anyhow::Ok(((t, end), store))
+    fn items(
+        &self,
+        _task: usize,
+        _tasks: usize,
+    ) -> impl Iterator<Item = (u64, u32)> + Send + 'static {
+        let next = Arc::clone(&self.next);
+        std::iter::from_fn(move || {
+            let n = next.fetch_add(1, Ordering::Relaxed);
+            (n < POOL_QUERIES).then_some((u64::from(n), n))
         })
-        .collect();
-    let mut recorder = Recorder::new(meter.started());
-    let mut opened = Vec::with_capacity(connections);
-    let mut failure = None;
-    while let Some(done) = tasks.next().await {
-        match done {
-            Ok(((start, end), store)) => {
-                recorder.record(start, end);
-                opened.push(store);
-            }
-            Err(e) => {
-                failure.get_or_insert(e);
-            }
-        }
     }
-    let run = phase_run(
-        PoolTest::ConcurrentQueries,
-        connections as u64,
-        connections,
-        recorder,
-        meter,
-    );
-    clients::close_all(opened).await;
-    match failure {
-        Some(e) => Err(e),
-        None => Ok(run),
+
+    async fn perform(&self, _conn: &mut (), _task: &mut (), _number: u64, n: u32) -> Done {
+        let id = 1 + ((n + self.rep * POOL_QUERIES) as i32 * 7_919) % self.table.len() as i32;
+        let t = Instant::now();
+        let _permit = self
+            .pool
+            .permits
+            .acquire()
+            .await
+            .expect("the semaphore stays open");
+        let taken = self
+            .pool
+            .idle
+            .lock()
+            .expect("no panics under the lock")
+            .pop();
+        let store = match taken {
+            Some(s) => Ok(s),
+            None => self.connector.connect().await,
+        };
+        let got = match store {
+            Ok(mut store) => {
+                let got = store.pool_point(id).await;
+                self.pool
+                    .idle
+                    .lock()
+                    .expect("no panics under the lock")
+                    .push(store);
+                got
+            }
+            Err(e) => Err(e.context("opening a pooled connection")),
+        };
+        let timing = Timing::around(t, Instant::now());
+        Done::timed(timing, check_row(&self.table, id, got))
     }
 }
 
 /// 2,000 point SELECTs from `workers` tasks (the seed's 50) over a pool of 5 to 20
 /// connections.
-async fn connection_pool<C: Connect<Store: PoolStore>>(
-    connector: &C,
-    table: &[BenchRow],
+async fn connection_pool<C: Connect<Store: PoolStore> + Send + 'static>(
+    clients: &Clients<C>,
+    table: &Arc<Vec<BenchRow>>,
     rep: u32,
-    workers: usize,
+    workers: Concurrency,
     observer: &mut dyn Observer,
-) -> Result<PhaseRun> {
-    observer.phase_started(
-        PhaseKind::Pool,
-        &Size {
-            name: PoolTest::ConnectionPool.name().into(),
-            records: u64::from(POOL_QUERIES),
-        },
-        u64::from(POOL_QUERIES),
-    );
-    let meter = Meter::start();
-    // The pool starts with its minimum, as a pool does, inside the timing.
-    let mut idle = Vec::with_capacity(POOL_MAX);
-    for _ in 0..POOL_MIN {
-        idle.push(connector.connect().await?);
-    }
-    let pool = Pool {
-        idle: Mutex::new(idle),
+) -> Result<executor::Executed<()>> {
+    let pool = Arc::new(Pool {
+        idle: Mutex::new(Vec::with_capacity(POOL_MAX)),
         permits: Semaphore::new(POOL_MAX),
+    });
+    let op = PooledQuery {
+        connector: clients.shared_connector(),
+        pool: Arc::clone(&pool),
+        table: Arc::clone(table),
+        next: Arc::new(AtomicU32::new(0)),
+        rep,
     };
-    let next = std::sync::atomic::AtomicU32::new(0);
-    let tasks: FuturesUnordered<_> = (0..workers)
-        .map(|_| async {
-            let mut recorder = Recorder::new(meter.started());
-            loop {
-                let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if n >= POOL_QUERIES {
-                    return anyhow::Ok(recorder);
-                }
-                let id = 1 + ((n + rep * POOL_QUERIES) as i32 * 7_919) % table.len() as i32;
-                let t = Instant::now();
-                let _permit = pool
-                    .permits
-                    .acquire()
-                    .await
-                    .expect("the semaphore stays open");
-                let taken = pool.idle.lock().expect("no panics under the lock").pop();
-                let mut store = match taken {
-                    Some(s) => s,
-                    None => connector.connect().await?,
-                };
-                let got = store.pool_point(id).await;
-                pool.idle
-                    .lock()
-                    .expect("no panics under the lock")
-                    .push(store);
-                recorder.record(t, Instant::now());
-                check_row(table, id, got?)?;
-            }
-        })
-        .collect();
-    let mut recorder = Recorder::new(meter.started());
-    let done: Vec<Result<_>> = tasks.collect().await;
-    for r in done {
-        recorder.add(&r?);
-    }
-    let run = phase_run(
-        PoolTest::ConnectionPool,
-        u64::from(POOL_QUERIES),
-        workers,
-        recorder,
-        meter,
-    );
-    let idle = pool.idle.into_inner().expect("no panics under the lock");
+    let mut phase = phase(PoolTest::ConnectionPool, u64::from(POOL_QUERIES), workers);
+    phase.placement = Placement::OneLoop;
+    let mut workers: Vec<()> = vec![(); workers.tasks()];
+    let ran = executor::execute(clients, &mut workers, &phase, Arc::new(op), observer).await?;
+    let idle = std::mem::take(&mut *pool.idle.lock().expect("no panics under the lock"));
     let opened = idle.len();
-    clients::close_all(idle).await;
-    if !(POOL_MIN..=POOL_MAX).contains(&opened) {
-        bail!("the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}");
-    }
-    Ok(run)
-}
-
-/// 10,000 rows into `benchmark_batch` with the store's batch path.
-async fn batch_insert<S: PoolStore>(
-    store: &mut S,
-    batch: &[BenchRow],
-    observer: &mut dyn Observer,
-) -> Result<PhaseRun> {
-    observer.phase_started(
-        PhaseKind::Pool,
-        &Size {
-            name: PoolTest::BatchInsert.name().into(),
-            records: batch.len() as u64,
-        },
-        batch.len() as u64,
-    );
-    store.pool_batch_reset().await?;
-    let meter = Meter::start();
-    let mut recorder = Recorder::new(meter.started());
-    let t = Instant::now();
-    store.pool_batch_insert(batch).await?;
-    // One sample: the latency of the whole batch (ops counts its rows).
-    recorder.record(t, Instant::now());
-    let run = phase_run(
-        PoolTest::BatchInsert,
-        batch.len() as u64,
-        1,
-        recorder,
-        meter,
-    );
-    let count = store.pool_batch_count().await?;
-    if count != batch.len() as u64 {
+    super::clients::close_all(idle).await;
+    if ran.first_error.is_none() && !(POOL_MIN..=POOL_MAX).contains(&opened) {
         bail!(
-            "benchmark_batch holds {count} rows after inserting {}",
-            batch.len()
+            "{}: the pool ended with {opened} connections, outside {POOL_MIN} to {POOL_MAX}",
+            PoolTest::ConnectionPool.name()
         );
     }
-    Ok(run)
+    Ok(ran)
+}
+
+/// A test made of one call on the main connection.
+enum Call {
+    /// One query fetching `large_result` rows (the seed's `LARGE_RESULT`), every column
+    /// decoded and compared with `table`'s.
+    LargeResult {
+        table: Arc<Vec<BenchRow>>,
+        large_result: u32,
+    },
+    /// 10,000 rows into `benchmark_batch` with the store's batch path.
+    Batch { batch: Arc<Vec<BenchRow>> },
+}
+
+/// A [`Call`], on the stores of `C`.
+struct OneCall<C> {
+    call: Call,
+    store: std::marker::PhantomData<fn() -> C>,
+}
+
+impl<C> OneCall<C> {
+    fn new(call: Call) -> Arc<Self> {
+        Arc::new(OneCall {
+            call,
+            store: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for OneCall<C> {
+    type Conn = C::Store;
+    type Task = ();
+    type Item = ();
+
+    fn task(&self, _task: usize) {}
+
+    fn items(
+        &self,
+        _task: usize,
+        _tasks: usize,
+    ) -> impl Iterator<Item = (u64, ())> + Send + 'static {
+        std::iter::once((0, ()))
+    }
+
+    async fn perform(&self, store: &mut C::Store, _task: &mut (), _number: u64, _item: ()) -> Done {
+        let store_error = |e: anyhow::Error| Problem::new("store error", crate::error::chain(&e));
+        match &self.call {
+            Call::LargeResult {
+                table,
+                large_result,
+            } => {
+                let t = Instant::now();
+                let fetched = store.pool_large(*large_result).await;
+                let timing = Timing::around(t, Instant::now());
+                let outcome = match fetched {
+                    Err(e) => Err(store_error(e)),
+                    Ok(rows) if rows.len() != *large_result as usize => Err(Problem::new(
+                        "wrong rows",
+                        format!("fetched {} rows, not {large_result}", rows.len()),
+                    )),
+                    Ok(rows) => match rows.iter().zip(table.iter()).find(|(g, w)| g != w) {
+                        Some((got, want)) => Err(Problem::new(
+                            "wrong row",
+                            format!("row {} differs: expected {want:?}, got {got:?}", want.id),
+                        )),
+                        None => Ok(()),
+                    },
+                };
+                Done::timed(timing, outcome)
+            }
+            Call::Batch { batch } => {
+                let t = Instant::now();
+                let outcome = store.pool_batch_insert(batch).await;
+                let timing = Timing::around(t, Instant::now());
+                Done::timed(timing, outcome.map_err(store_error))
+            }
+        }
+    }
 }

@@ -4,6 +4,8 @@
 
 use anyhow::{Result, bail};
 
+use crate::workload::levels::Concurrency;
+
 /// Length of the large values of the Select*Large* tests.
 pub const LARGE_LEN: usize = 10_000;
 
@@ -110,10 +112,12 @@ impl DriverTest {
     }
 
     /// Connections working at once.
-    pub fn concurrency(self) -> u32 {
+    pub fn concurrency(self) -> Concurrency {
         match self {
-            DriverTest::Single(_) => 1,
-            DriverTest::PreparedExecConcurrent(n) | DriverTest::PreparedQueryConcurrent(n) => n,
+            DriverTest::Single(_) => Concurrency::ONE,
+            DriverTest::PreparedExecConcurrent(n) | DriverTest::PreparedQueryConcurrent(n) => {
+                Concurrency::new(n).unwrap_or(Concurrency::ONE)
+            }
         }
     }
 

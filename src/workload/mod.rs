@@ -9,8 +9,10 @@
 //! - [`ycsb`]: YCSB's core workloads: their files, keys, generators, operation sequences and
 //!   values.
 //! - [`share`]: one load client's share of a workload run by several.
+//! - [`levels`]: a concurrency level and a suite's repetitions.
 
 pub mod driver;
+pub mod levels;
 pub mod pool;
 pub mod record;
 pub mod share;

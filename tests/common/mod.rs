@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::num::NonZeroU32;
 use std::time::Duration;
 
 use dbcompare::catalog::{Durability, StoreKind, StoreOptions, Transactions};
@@ -14,6 +15,7 @@ use dbcompare::store::{ConnectSpec, DriverStore, Store};
 use dbcompare::suite::Silent;
 use dbcompare::suite::classic::{self, ClassicPlan, Workload};
 use dbcompare::suite::clients::{Clients, Connect};
+use dbcompare::workload::levels::{Concurrency, Repetitions};
 use dbcompare::workload::record::generate;
 
 /// Starts dbcompare with `args` in the background and reads its standard output until a
@@ -213,7 +215,7 @@ pub fn micro_plan() -> ClassicPlan {
 /// micro, with the search phase also on two connections at once.
 pub fn micro_plan_concurrent() -> ClassicPlan {
     ClassicPlan {
-        concurrency: vec![1, 2],
+        concurrency: levels(&[1, 2]),
         ..micro_plan()
     }
 }
@@ -331,7 +333,9 @@ pub async fn classic_micro<C: Connect + Send + 'static>(connect: C, name: &str) 
     let search = result.phase(PhaseKind::Search, "micro").unwrap();
     assert_eq!((insert.ops, insert.errors), (100, 0));
     assert_eq!((search.ops, search.errors), (4000, 0));
-    let two = result.phase_at(PhaseKind::Search, "micro", 2).unwrap();
+    let two = result
+        .phase_at(PhaseKind::Search, "micro", Concurrency::new(2).unwrap())
+        .unwrap();
     assert_eq!(
         (two.ops, two.errors),
         (4000, 0),
@@ -383,8 +387,10 @@ pub async fn driver_tiny<C: Connect<Store: DriverStore> + Send + 'static>(
 ) -> StoreResult {
     let plan = dbcompare::suite::driver::DriverPlan {
         scale: 0.0005,
-        warmup_runs: 1,
-        runs: 1,
+        repetitions: Repetitions {
+            warmup: 1,
+            measured: NonZeroU32::MIN,
+        },
     };
     let mut result = StoreResult::new(name);
     dbcompare::suite::driver::run(&clients(connect), &plan, &mut result, &mut Silent)
@@ -426,9 +432,8 @@ pub async fn ycsb_small<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 
     let plan = dbcompare::suite::ycsb::YcsbPlan {
         workloads: workloads.clone(),
         seed: 11,
-        warmup_runs: 0,
-        runs: 1,
-        concurrency: vec![1, 4],
+        repetitions: Repetitions::ONCE,
+        concurrency: levels(&[1, 4]),
         rate: None,
     };
     let mut result = StoreResult::new(name);
@@ -437,7 +442,7 @@ pub async fn ycsb_small<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
     assert_eq!(result.not_applicable, lacking, "{name}");
     let load = result
-        .phase_at(PhaseKind::Ycsb, "load INSERT", 1)
+        .phase_at(PhaseKind::Ycsb, "load INSERT", Concurrency::ONE)
         .unwrap_or_else(|| panic!("{name}: no load in {:?}", result.phases));
     assert_eq!((load.ops, load.errors), (200, 0), "{name}");
     for w in &workloads {
@@ -481,4 +486,12 @@ pub async fn ycsb_small<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 
         }
     }
     result
+}
+
+/// Concurrency levels, from whole numbers of at least 1.
+pub fn levels(levels: &[u32]) -> Vec<Concurrency> {
+    levels
+        .iter()
+        .map(|&l| Concurrency::new(l).expect("a level of at least 1"))
+        .collect()
 }

@@ -7,7 +7,7 @@ use mongodb::Client;
 use mongodb::bson::{Document, doc};
 use mongodb::options::{ClientOptions, CollectionOptions};
 
-use super::pool::BenchDoc;
+use super::bench_doc::BenchDoc;
 use super::record::Doc;
 use super::{MongoStore, write_concern};
 use crate::catalog::{StoreKind, Transactions};

@@ -3,21 +3,15 @@
 
 use anyhow::{Context, Result, bail};
 use futures::TryStreamExt;
-use mongodb::Collection;
-use mongodb::bson::{self, Document, RawDocumentBuf, doc};
+use mongodb::bson::{self, Document, doc};
 
+use super::collections::DriverDocs;
 use super::{MongoStore, is_duplicate_key};
 use crate::store::DriverStore;
 use crate::workload::driver::{DriverOp, check_large, large_string};
 
 /// The driver suite's collection: a small document and one with 10 kB values.
 const DRIVER_COLLECTION: &str = "dbcompare_driver";
-
-/// The driver suite's collection, decoded as documents or left as raw BSON.
-pub(super) struct DriverDocs {
-    docs: Collection<Document>,
-    raw: Collection<RawDocumentBuf>,
-}
 
 /// The date EchoMixed5 sends: this many milliseconds after the epoch, plus the iteration.
 const ECHO_DATE_MILLIS: i64 = 1_700_000_000_000;

@@ -20,13 +20,16 @@ use crate::catalog::{Durability, StoreInfo};
 use crate::store::{DiskUsage, Store, Supported};
 use crate::workload::record::{Record, TABLE};
 
+mod bench_doc;
+mod collections;
 mod connect;
 mod driver;
 mod pool;
 mod record;
 mod ycsb;
 
-use pool::BenchDoc;
+use bench_doc::BenchDoc;
+use collections::{DriverDocs, Table};
 use record::{Doc, index_models, search_filter};
 
 /// Server error code of a command the server does not have.
@@ -51,12 +54,12 @@ pub struct MongoStore {
     /// A replica set's members, as the server listed them.
     members: Option<String>,
     /// The driver suite's fixed documents, once written.
-    driver_docs: Option<driver::DriverDocs>,
+    driver_docs: Option<DriverDocs>,
     /// The pool suite's collections, with the store's write concern.
     pool_data: Collection<BenchDoc>,
     pool_batch: Collection<BenchDoc>,
     /// The YCSB table's collection, once it is in use.
-    ycsb: Option<ycsb::Table>,
+    ycsb: Option<Table>,
     /// The TLS the URL asked for (`tls=true`, `tlsCAFile`, `tlsInsecure`...).
     tls: Option<crate::store::tls::Tls>,
 }

@@ -6,39 +6,13 @@
 
 use anyhow::{Context, Result};
 use futures::TryStreamExt;
-use mongodb::Collection;
 use mongodb::bson::{Document, doc};
 use mongodb::options::CollectionOptions;
 
+use super::collections::Table;
 use super::{MongoStore, drop_or_empty, write_concern};
-use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
+use crate::store::{YcsbFields, YcsbStore, YcsbTable};
 use crate::workload::ycsb::OpKind;
-
-/// The table's collection and fields.
-pub(super) struct Table {
-    collection: Collection<Document>,
-    fields: Vec<String>,
-}
-
-impl Table {
-    fn projection(&self, field: Option<u16>) -> Document {
-        match field {
-            Some(f) => doc! { &self.fields[usize::from(f)]: 1 },
-            None => self.fields.iter().map(|f| (f.clone(), 1.into())).collect(),
-        }
-    }
-
-    /// A document's fields: every one, or the one asked for.
-    fn fields_of(&self, found: &Document, field: Option<u16>) -> Result<YcsbFields> {
-        ycsb_fields(self.fields.len(), field, |_, i| -> Result<String> {
-            let name = &self.fields[i];
-            Ok(found
-                .get_str(name)
-                .with_context(|| format!("{name} is not a string in {found}"))?
-                .to_string())
-        })
-    }
-}
 
 impl MongoStore {
     fn ycsb_table(&self, table: &YcsbTable) -> Table {

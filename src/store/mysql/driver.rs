@@ -3,21 +3,12 @@
 
 use anyhow::{Context, Result, bail};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Row, Statement, Value};
+use mysql_async::{Row, Value};
 
+use super::driver_statements::DriverStatements;
 use super::{MysqlStore, rows};
 use crate::store::DriverStore;
 use crate::workload::driver::{DriverOp, check_large};
-
-/// The driver suite's statements, prepared on first use.
-pub(super) struct DriverStatements {
-    exec: Statement,
-    one: Statement,
-    param: Statement,
-    echo: Statement,
-    large_text: Statement,
-    large_bytes: Statement,
-}
 
 const LARGE_TEXT: &str = "SELECT REPEAT('A', 10000)";
 const LARGE_BYTES: &str = "SELECT CAST(REPEAT('A', 10000) AS BINARY)";

@@ -16,9 +16,12 @@ use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes}
 use crate::workload::record::{Data, Record};
 
 mod driver;
+mod driver_statements;
 mod pool;
 mod rows;
 mod ycsb;
+
+use driver_statements::DriverStatements;
 
 /// JSON_UNQUOTE(JSON_EXTRACT(...)) works on MySQL 5.7+, 8.x and MariaDB alike
 /// (MariaDB has no `->>`).
@@ -121,7 +124,7 @@ struct Prepared {
 pub struct MysqlStore {
     conn: Conn,
     prepared: Option<Prepared>,
-    driver: Option<driver::DriverStatements>,
+    driver: Option<DriverStatements>,
     /// The YCSB table's statements, once it is in use.
     ycsb: Option<crate::store::sql::Prepared<Statement>>,
     /// A local server's data directory, measured beside information_schema.

@@ -5,24 +5,23 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::Result;
 
 use super::Observer;
 use super::clients::{Clients, Connect};
+use super::executor::{self, Executed, Phase};
 use crate::measure::{self, PhaseRun};
-use crate::report::model::StoreResult;
+use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{DiskUsage, Store};
+use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::record::{Records, SearchOrder, Size};
 use crate::workload::share::Share;
 
 mod phases;
 pub mod rendezvous;
 
-use phases::{Measured, Retry, insert_phase, search_phase_closed, search_phase_tasks};
+use phases::{Insert, Retry, Search};
 use rendezvous::Rendezvous;
-
-/// Operations between two progress updates.
-const PROGRESS_EVERY: usize = 512;
 
 /// What the classic suite runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,12 +29,10 @@ pub struct ClassicPlan {
     pub sizes: Vec<Size>,
     pub searches_per_insert: u64,
     pub seed: u64,
-    /// Whole-suite runs made first and discarded.
-    pub warmup_runs: u32,
-    /// Measured whole-suite runs (at least 1).
-    pub runs: u32,
+    /// Whole-suite runs: warm-ups (discarded), then measured ones.
+    pub repetitions: Repetitions,
     /// Concurrency levels of the search phases.
-    pub concurrency: Vec<u32>,
+    pub concurrency: Vec<Concurrency>,
     /// Open-loop search rate (operations per second), or closed loop.
     pub rate: Option<f64>,
     /// Times an operation that failed may be made again on a new connection.
@@ -61,9 +58,8 @@ impl ClassicPlan {
             sizes,
             searches_per_insert,
             seed,
-            warmup_runs: 0,
-            runs: 1,
-            concurrency: vec![1],
+            repetitions: Repetitions::ONCE,
+            concurrency: vec![Concurrency::ONE],
             rate: None,
             retries: 0,
             rendezvous: None,
@@ -113,22 +109,6 @@ impl Workload {
     }
 }
 
-/// Which run of the suite is going.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunLabel {
-    Warmup { index: u32, of: u32 },
-    Measured { index: u32, of: u32 },
-}
-
-impl std::fmt::Display for RunLabel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RunLabel::Warmup { index, of } => write!(f, "warm-up run {index}/{of} (discarded)"),
-            RunLabel::Measured { index, of } => write!(f, "run {index}/{of}"),
-        }
-    }
-}
-
 /// Runs the suite on a store, filling `result` as it goes (so a failure keeps what was
 /// measured before it). An error fails the store's run; a wrong or missing answer is an
 /// error naming the unique_id it was searched by.
@@ -150,23 +130,9 @@ pub async fn run<C: Connect + Send + 'static>(
     }
     let mut connections = vec![clients.open(0).await?];
     let mut measured: Vec<PhaseRun> = Vec::new();
-    let total = plan.warmup_runs + plan.runs.max(1);
     let mut outcome = Ok(());
-    for rep in 0..total {
-        let label = if rep < plan.warmup_runs {
-            RunLabel::Warmup {
-                index: rep + 1,
-                of: plan.warmup_runs,
-            }
-        } else {
-            RunLabel::Measured {
-                index: rep - plan.warmup_runs + 1,
-                of: plan.runs.max(1),
-            }
-        };
-        if total > 1 {
-            observer.run_started(&label.to_string());
-        }
+    for rep in plan.repetitions.iter() {
+        executor::announce(&rep, None, observer);
         let mut this_run = Vec::new();
         outcome = run_once(
             clients,
@@ -177,10 +143,10 @@ pub async fn run<C: Connect + Send + 'static>(
             Runs {
                 before: &measured,
                 this: &mut this_run,
-                counted: matches!(label, RunLabel::Measured { .. }),
+                counted: rep.counted(),
                 rendezvous: rendezvous.as_mut(),
             },
-            rep == 0,
+            rep.is_first(),
         )
         .await;
         let failed = outcome.is_err();
@@ -188,7 +154,7 @@ pub async fn run<C: Connect + Send + 'static>(
             // The others stop waiting for this client at once.
             r.give_up(store).await;
         }
-        if matches!(label, RunLabel::Measured { .. }) {
+        if rep.counted() {
             measured.extend(this_run);
         } else if failed {
             // A failed warm-up shows only the phase that failed (its errors, how far it
@@ -255,15 +221,18 @@ async fn run_once<C: Connect + Send + 'static>(
     }
 
     for work in &workload.sizes {
-        let retry = Retry {
-            connector: clients.connector(),
-            retries: workload.plan.retries,
-        };
-        meet(&mut rendezvous, main, &format!("INSERT {}", work.size.name)).await?;
-        let counted = super::counters_now(main).await;
-        let mut run = insert_phase(main, retry, work, observer).await;
-        run.run.counters = super::counters_since(&counted, super::counters_now(main).await);
-        finish_phase(run, &mut runs, result, observer)?;
+        meet(
+            &mut rendezvous,
+            &mut connections[0],
+            &format!("INSERT {}", work.size.name),
+        )
+        .await?;
+        let ops = share.len_of(work.records.len() as u64);
+        let phase = Phase::new(PhaseKind::Insert, work.size.clone(), ops, Concurrency::ONE);
+        let insert = Insert::new(retry(clients, workload), &work.records, work.share);
+        let insert = Arc::new(insert);
+        let ran = executor::execute(clients, connections, &phase, insert, observer).await?;
+        finish_phase(ran, &mut runs, result, observer)?;
     }
 
     let main = &mut connections[0];
@@ -279,27 +248,19 @@ async fn run_once<C: Connect + Send + 'static>(
     }
 
     for &concurrency in &workload.plan.concurrency {
-        let concurrency = concurrency.max(1) as usize;
-        while connections.len() < concurrency {
+        while connections.len() < concurrency.tasks() {
             connections.push(clients.open(connections.len()).await?);
         }
         for work in &workload.sizes {
             let point = format!("SEARCH {} x{concurrency}", work.size.name);
             meet(&mut rendezvous, &mut connections[0], &point).await?;
-            let counted = super::counters_now(&mut connections[0]).await;
-            let mut run = if concurrency == 1 && workload.plan.rate.is_none() {
-                let retry = Retry {
-                    connector: clients.connector(),
-                    retries: workload.plan.retries,
-                };
-                search_phase_closed(&mut connections[0], retry, work, observer).await
-            } else {
-                let how = (workload.plan.rate, workload.plan.retries);
-                search_phase_tasks(clients, connections, concurrency, work, how, observer).await?
-            };
-            let now = super::counters_now(&mut connections[0]).await;
-            run.run.counters = super::counters_since(&counted, now);
-            finish_phase(run, &mut runs, result, observer)?;
+            let ops = share.len_of(work.order.len());
+            let mut phase = Phase::new(PhaseKind::Search, work.size.clone(), ops, concurrency);
+            phase.rate = workload.plan.rate;
+            let how = (&work.records, &work.order);
+            let search = Arc::new(Search::new(retry(clients, workload), how, work.share));
+            let ran = executor::execute(clients, connections, &phase, search, observer).await?;
+            finish_phase(ran, &mut runs, result, observer)?;
         }
     }
     // Nobody resets for the next run while another client still searches.
@@ -339,34 +300,35 @@ async fn sized<S: Store>(
     None
 }
 
+/// How the phases of a run reconnect after an error: `--retries` times, on a new
+/// connection from the client's connector.
+fn retry<C: Connect + Send + 'static>(clients: &Clients<C>, workload: &Workload) -> Retry<C> {
+    Retry {
+        connector: clients.shared_connector(),
+        retries: workload.plan.retries,
+    }
+}
+
 /// Reports a phase run, adds it to this run's phases and `result` (so that it is kept if
 /// the run is abandoned later), and fails on its first wrong answer or an interruption.
-fn finish_phase(
-    measured: Measured,
+fn finish_phase<T>(
+    ran: Executed<T>,
     runs: &mut Runs<'_>,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
-    let Measured { run, first_error } = measured;
-    observer.phase_finished(&measure::aggregate(std::slice::from_ref(&run)));
-    let label = format!("{} {}", run.kind.label(), run.size.name);
-    let errors: u64 = run.errors.values().sum();
-    let reached = run.ops;
-    let stopped = run.incomplete;
-    runs.this.push(run);
+    observer.phase_finished(&measure::aggregate(std::slice::from_ref(&ran.run)));
+    let label = format!("{} {}", ran.run.kind.label(), ran.run.size.name);
+    let failure = ran.failure(&label);
+    runs.this.push(ran.run);
     if runs.counted {
         result.phases = measure::aggregate_by_phase(&[runs.before, runs.this.as_slice()].concat());
         observer.phases_recorded(result);
     }
-    if let Some(first) = first_error {
-        return Err(anyhow!(
-            "{label}: failed after {reached} operations ({errors} error(s)); first: {first}"
-        ));
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    if stopped {
-        bail!("{label}: interrupted");
-    }
-    Ok(())
 }
 
 /// The store's size now. A store that cannot tell its size (a server without the command,

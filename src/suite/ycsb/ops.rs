@@ -2,63 +2,41 @@
 //! alone and each answer checked against [`Truth`]. As in YCSB, a read-modify-write's read
 //! and update are also counted as a READ and an UPDATE.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use hdrhistogram::Histogram;
-use tokio::time::Instant;
 
-use super::TaskOutcome;
 use super::truth::{Insert, Truth};
 use crate::interrupt;
-use crate::measure::{self, Errors, Recorder};
+use crate::measure;
 use crate::store::{YcsbFields, YcsbStore};
-use crate::suite::open_loop::Pacer;
+use crate::suite::clients::Connect;
+use crate::suite::executor::{Done, Operation, Problem, Timing};
 use crate::workload::ycsb::{self, Op, OpKind, Workload};
 
 /// How long an operation waits for the insert of its record, running on another
 /// connection, before it is an error.
 const INSERT_WAIT: Duration = Duration::from_secs(60);
 
-/// A wrong or failed operation: its kind (`store error`, `wrong value`, ...) and what
-/// happened.
-struct Problem {
-    kind: &'static str,
-    message: String,
-}
-
 fn problem(kind: &'static str, message: impl Into<String>) -> Problem {
-    Problem {
-        kind,
-        message: message.into(),
-    }
+    Problem::new(kind, message)
 }
 
 fn store_error(what: &str, e: &anyhow::Error) -> Problem {
     problem("store error", format!("{what}: {}", crate::error::chain(e)))
 }
 
-/// One task's share of a run: operations `task`, `task + tasks`, ...
-pub(super) struct Task<S> {
-    pub store: S,
+/// The operations of one YCSB run, drawn up front; operation `i` runs on task
+/// `i mod tasks`.
+pub(super) struct Operations<C> {
     pub workload: Arc<Workload>,
     pub truth: Arc<Truth>,
     pub ops: Arc<Vec<Op>>,
-    pub task: usize,
-    pub tasks: usize,
-    pub pacer: Option<Pacer>,
-    /// Operations done by every task of the run.
-    pub done: Arc<AtomicU64>,
-    /// Latencies of every task so far, for the status line (added to now and then).
-    pub live: Arc<Mutex<Histogram<u64>>>,
-    /// When the run started (what its time series counts from).
-    pub started: std::time::Instant,
+    pub store: std::marker::PhantomData<fn() -> C>,
 }
-
-/// Operations a task times before it adds them to the run's live histogram.
-const LIVE_EVERY: u64 = 256;
 
 /// What waiting for a record's insert came to.
 enum Wait {
@@ -69,96 +47,94 @@ enum Wait {
     Stop,
 }
 
-impl<S: YcsbStore> Task<S> {
-    pub(super) async fn run(mut self) -> TaskOutcome<S> {
-        let mut histograms: Vec<Histogram<u64>> = OpKind::ALL
+impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> {
+    type Conn = C::Store;
+    /// Latencies per operation type ([`OpKind::ALL`]'s order; a read-modify-write's read
+    /// and update counted as well).
+    type Task = Vec<Histogram<u64>>;
+    type Item = Op;
+
+    async fn counters(store: &mut C::Store) -> Option<BTreeMap<String, u64>> {
+        crate::suite::counters_now(store).await
+    }
+
+    fn task(&self, _task: usize) -> Vec<Histogram<u64>> {
+        OpKind::ALL
             .iter()
             .map(|_| measure::new_histogram())
-            .collect();
-        let mut overall = Recorder::new(self.started);
-        let mut pending = measure::new_histogram();
-        let mut errors = Errors::default();
-        let mut stopped = false;
+            .collect()
+    }
+
+    fn items(&self, task: usize, tasks: usize) -> impl Iterator<Item = (u64, Op)> + Send + 'static {
         let ops = Arc::clone(&self.ops);
-        for i in (self.task..ops.len()).step_by(self.tasks.max(1)) {
-            if interrupt::requested() || self.truth.given_up() {
-                stopped = true;
-                break;
-            }
-            let op = ops[i];
-            match wait_for_record(&self.truth, op).await {
-                Ok(Wait::Ready) => {}
-                Ok(Wait::Skip) => continue,
-                Ok(Wait::Stop) => {
-                    stopped = true;
-                    break;
-                }
-                Err(p) => {
-                    if errors.count(p.kind, || {
-                        format!("operation {i}: {}: {}", p.kind, p.message)
-                    }) {
-                        stopped = true;
-                        break;
-                    }
-                    continue;
-                }
-            }
-            let due = match &self.pacer {
-                Some(p) => Some(p.wait_turn(i as u64).await),
-                None => None,
-            };
-            let started = Instant::now();
-            let mut timed = Timed::default();
-            let outcome = self.perform(op, &mut timed).await;
-            let ended = Instant::now();
-            overall.record_took(ended.into_std(), timed.total);
-            measure::record(&mut pending, timed.total);
-            if pending.len() >= LIVE_EVERY {
-                self.add_live(&mut pending);
-            }
-            for (kind, took) in &timed.parts {
-                measure::record(&mut histograms[kind_index(*kind)], *took);
-            }
-            if let (Some(p), Some(due)) = (self.pacer.as_mut(), due) {
-                p.finished(due, started, ended);
-            }
-            self.done.fetch_add(1, Ordering::Relaxed);
-            if let Err(p) = outcome {
-                overall.failed();
-                if errors.count(p.kind, || {
-                    format!(
-                        "operation {i} ({}): {}: {}",
-                        describe(op),
-                        p.kind,
-                        p.message
-                    )
-                }) {
-                    stopped = true;
-                    break;
-                }
-            }
-        }
-        if stopped {
-            self.truth.give_up();
-        }
-        self.add_live(&mut pending);
-        TaskOutcome {
-            store: self.store,
-            histograms,
-            overall,
-            errors,
-            stopped,
-            pacer: self.pacer,
-        }
+        (task..ops.len())
+            .step_by(tasks)
+            .map(move |i| (i as u64, ops[i]))
     }
 
-    fn add_live(&self, pending: &mut Histogram<u64>) {
-        if let Ok(mut live) = self.live.lock() {
-            live.add(&*pending).expect("histograms of one shape merge");
+    async fn perform(
+        &self,
+        store: &mut C::Store,
+        histograms: &mut Vec<Histogram<u64>>,
+        i: u64,
+        op: Op,
+    ) -> Done {
+        if self.truth.given_up() {
+            return Done::Stop;
         }
-        pending.reset();
+        match wait_for_record(&self.truth, op).await {
+            Ok(Wait::Ready) => {}
+            Ok(Wait::Skip) => return Done::Skipped,
+            Ok(Wait::Stop) => return Done::Stop,
+            Err(p) => {
+                let message = format!("operation {i}: {}: {}", p.kind, p.message);
+                return Done::Untimed(Problem::new(p.kind, message));
+            }
+        }
+        let mut call = Call {
+            store,
+            workload: &self.workload,
+            truth: &self.truth,
+        };
+        let started = Instant::now();
+        let mut timed = Timed::default();
+        let outcome = call.perform(op, &mut timed).await;
+        let ended = Instant::now();
+        for (kind, took) in &timed.parts {
+            measure::record(&mut histograms[kind_index(*kind)], *took);
+        }
+        let outcome = outcome.map_err(|p| {
+            let message = format!(
+                "operation {i} ({}): {}: {}",
+                describe(op),
+                p.kind,
+                p.message
+            );
+            Problem::new(p.kind, message)
+        });
+        Done::timed(
+            Timing {
+                start: started,
+                end: ended,
+                took: timed.total,
+            },
+            outcome,
+        )
     }
 
+    fn stopped(&self) {
+        self.truth.give_up();
+    }
+}
+
+/// One operation's store calls and checks, on a task's connection.
+struct Call<'a, S> {
+    store: &'a mut S,
+    workload: &'a Workload,
+    truth: &'a Truth,
+}
+
+impl<S: YcsbStore> Call<'_, S> {
     async fn perform(&mut self, op: Op, timed: &mut Timed) -> Result<(), Problem> {
         match op {
             Op::Insert { key } => self.insert(key, timed).await,
@@ -180,7 +156,7 @@ impl<S: YcsbStore> Task<S> {
     }
 
     async fn insert(&mut self, record: i64, timed: &mut Timed) -> Result<(), Problem> {
-        let w = &*self.workload;
+        let w = self.workload;
         let key = w.key_name(record);
         let values: Vec<String> = (0..w.field_count)
             .map(|f| ycsb::value(&key, f, 0, w.field_length))
@@ -226,7 +202,7 @@ impl<S: YcsbStore> Task<S> {
         kind: OpKind,
         timed: &mut Timed,
     ) -> Result<(), Problem> {
-        let w = &*self.workload;
+        let w = self.workload;
         let key = w.key_name(record);
         let fields: Vec<u16> = match field {
             Some(f) => vec![f],
@@ -354,7 +330,7 @@ impl<S: YcsbStore> Task<S> {
         fields: &YcsbFields,
         windows: &[(u16, u32, u32)],
     ) -> Result<(), Problem> {
-        let w = &*self.workload;
+        let w = self.workload;
         let wrong = |message: String| problem("wrong value", format!("{key}: {message}"));
         if fields.len() != usize::from(w.field_count) {
             return Err(wrong(format!(

@@ -7,7 +7,7 @@ use rand_core::SeedableRng;
 use super::generators::{
     self, Hotspot, ScrambledZipfian, Sequential, SkewedLatest, Uniform, Zipfian,
 };
-use super::{Distribution, ScanLength, Workload};
+use super::workload::{Distribution, ScanLength, Workload};
 
 impl Workload {
     /// The operation sequence of one run, on a store holding records `0..present` (the

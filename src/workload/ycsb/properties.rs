@@ -1,9 +1,20 @@
-//! YCSB's workload files: Java properties (`key=value`, `key: value` or `key value` lines,
-//! `#` and `!` comments), read into a [`Workload`] key by key. An unknown key, a malformed
-//! line or a value out of range is an error naming its line; a key of YCSB's that dbcompare
-//! does not support is refused with the reason, never ignored.
+//! YCSB's workload files, the six core ones ([`CORE`]) or another: Java properties
+//! (`key=value`, `key: value` or `key value` lines, `#` and `!` comments), read into a
+//! [`Workload`] key by key. An unknown key, a malformed line or a value out of range is an
+//! error naming its line; a key of YCSB's that dbcompare does not support is refused with
+//! the reason, never ignored.
 
-use super::{Distribution, ScanLength, Workload};
+use super::workload::{Distribution, ScanLength, Workload};
+
+/// YCSB's six core workload files (`workloads/` of this repository), by letter.
+pub const CORE: [(char, &str); 6] = [
+    ('a', include_str!("../../../workloads/workloada")),
+    ('b', include_str!("../../../workloads/workloadb")),
+    ('c', include_str!("../../../workloads/workloadc")),
+    ('d', include_str!("../../../workloads/workloadd")),
+    ('e', include_str!("../../../workloads/workloade")),
+    ('f', include_str!("../../../workloads/workloadf")),
+];
 
 /// Where a property came from, for messages: a line of a file, or a `--property`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +121,36 @@ fn refused(key: &str) -> Option<&'static str> {
 }
 
 impl Workload {
+    /// A core workload (`a` to `f`) with `overrides` on top (`--property`).
+    pub fn core(letter: char, overrides: &[Property]) -> Result<Self, String> {
+        let (_, text) = CORE
+            .iter()
+            .find(|(l, _)| *l == letter.to_ascii_lowercase())
+            .ok_or_else(|| {
+                format!("--workload {letter}: YCSB's core workloads are a, b, c, d, e and f")
+            })?;
+        Self::from_text(
+            &letter.to_string(),
+            text,
+            &format!("workloads/workload{letter}"),
+            overrides,
+        )
+    }
+
+    /// A workload from the text of a YCSB workload file, `source` naming it in messages.
+    pub fn from_text(
+        name: &str,
+        text: &str,
+        source: &str,
+        overrides: &[Property],
+    ) -> Result<Self, String> {
+        let mut w = Workload::defaults(name);
+        w.apply(&parse(text, source)?)?;
+        w.apply(overrides)?;
+        w.check().map_err(|why| format!("{source}: {why}"))?;
+        Ok(w)
+    }
+
     /// Applies `properties` in order (a later one wins). Every key is checked.
     pub fn apply(&mut self, properties: &[Property]) -> Result<(), String> {
         for p in properties {

@@ -1,0 +1,319 @@
+//! Raw command-line arguments and environment -> a resolved [`RunPlan`], checked before
+//! anything starts: which stores, and for each where its server comes from.
+
+use std::collections::HashSet;
+use std::num::NonZeroU32;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::cli::{RunArgs, Suite};
+use crate::error::UsageError;
+use crate::report::model::{ClientShare, PlanSummary};
+use crate::server::DataDirs;
+use crate::suite::classic::ClassicPlan;
+use crate::suite::classic::rendezvous::Rendezvous;
+use crate::suite::driver::DriverPlan;
+use crate::suite::pool::{PoolPlan, SEED_LEVEL};
+use crate::suite::ycsb::YcsbPlan;
+use crate::workload::levels::{Concurrency, Repetitions};
+use crate::workload::ycsb::Workload;
+
+mod targets;
+mod ycsb;
+
+use targets::client_targets;
+pub use targets::{Env, Locate, Target, resolve_urls, select, system_env, target};
+use ycsb::ycsb_workloads;
+
+/// Concurrency levels in the order given, each once.
+fn dedup_levels(levels: &[Concurrency]) -> Vec<Concurrency> {
+    let mut seen = HashSet::new();
+    levels.iter().copied().filter(|l| seen.insert(*l)).collect()
+}
+
+/// Everything a run does, resolved and validated.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    pub suite: Suite,
+    /// Stores in run order, without duplicates, each with where it runs.
+    pub stores: Vec<(StoreKind, Target)>,
+    pub classic: ClassicPlan,
+    pub driver: DriverPlan,
+    pub pool: PoolPlan,
+    /// Its workloads are empty unless the suite is `ycsb`.
+    pub ycsb: YcsbPlan,
+    pub out: PathBuf,
+    pub quiet: bool,
+    /// Every run's lines on the console, not only the medians.
+    pub verbose: bool,
+    /// Show the 2016 blog's figures beside a classic run at its sizes.
+    pub blog_reference: bool,
+    /// Measure the machine's floor before the stores.
+    pub floor: bool,
+    /// Capture every allocation's call site (`--alloc-sites`).
+    pub alloc_sites: bool,
+    pub durability: Durability,
+    pub connect_timeout: Duration,
+    /// How long a store may go without finishing an operation before its run is abandoned.
+    pub stall_timeout: Option<Duration>,
+    /// Threads of the client's async runtime.
+    pub client_threads: usize,
+    /// Where the throw-away directories go, and whether they are kept.
+    pub data_dirs: DataDirs,
+    /// How the throw-away servers serve (`--tls`, `--redis-cluster-masters`).
+    pub serve: crate::server::Serve,
+    /// Each store's own options.
+    pub options: StoreOptions,
+}
+
+impl RunPlan {
+    /// Resolves and validates the arguments. A store named explicitly that cannot run is an
+    /// error; with `all` it is kept, to be reported as skipped.
+    pub fn resolve(args: &RunArgs, env: Env<'_>, locate: Locate<'_>) -> Result<Self, UsageError> {
+        let (named, kinds) = select(&args.stores);
+        let mut names = HashSet::new();
+        for size in &args.sizes {
+            if !names.insert(size.name.as_str()) {
+                return Err(UsageError::new(format!(
+                    "--sizes: '{}' is given twice (each size's records have their own unique_ids)",
+                    size.name
+                )));
+            }
+        }
+        if args.sizes.is_empty() {
+            return Err(UsageError::new("--sizes: at least one size is needed"));
+        }
+        let urls = resolve_urls(&args.server, env)?;
+        let stores: Vec<(StoreKind, Target)> = kinds
+            .iter()
+            .map(|&k| (k, target(k, &urls, locate)))
+            .collect();
+        let unavailable = stores
+            .iter()
+            .find(|(_, t)| matches!(t, Target::Unavailable(_)));
+        if let (true, Some((kind, Target::Unavailable(why)))) = (named, unavailable) {
+            return Err(UsageError::new(format!("--store {kind}: {why}")));
+        }
+        let client_threads = match (args.suite, args.client_threads) {
+            (Suite::Pool, Some(n)) if n.get() > 1 => {
+                return Err(UsageError::new(
+                    "--client-threads: the pool suite runs on one event loop, as its seed's \
+                     asyncio client does; more apply to the classic and driver suites",
+                ));
+            }
+            (Suite::Pool, _) => 1,
+            (_, Some(n)) => n.get() as usize,
+            (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
+        };
+        let workloads = ycsb_workloads(args)?;
+        let measured = u32::try_from(args.runs.get())
+            .ok()
+            .and_then(NonZeroU32::new)
+            .ok_or_else(|| UsageError::new(format!("--runs: at most {} runs", u32::MAX)))?;
+        let repetitions = Repetitions {
+            warmup: args.warmup_runs,
+            measured,
+        };
+        let levels = dedup_levels(&args.concurrency);
+        for size in &args.sizes {
+            if size
+                .records
+                .checked_mul(args.searches_per_insert.get())
+                .is_none_or(|n| n > u64::from(u32::MAX) * 16)
+            {
+                return Err(UsageError::new(format!(
+                    "--searches-per-insert: {} searches for each of {}'s {} records is more \
+                     than a run can make",
+                    args.searches_per_insert, size.name, size.records
+                )));
+            }
+        }
+        let rendezvous = match (args.client, args.start_at) {
+            (Some(share), Some(start_at)) => {
+                if !named {
+                    return Err(UsageError::new(
+                        "--client: name the stores (--store postgres,redis): every one must be \
+                         a server all the clients reach, given with --url",
+                    ));
+                }
+                client_targets(args.suite, &stores, &args.options)?;
+                if start_at < chrono::Utc::now() - chrono::Duration::minutes(10) {
+                    return Err(UsageError::new(format!(
+                        "--start-at {}: more than 10 minutes ago; it names the coordinated \
+                         run, so give every run a new one",
+                        start_at.to_rfc3339()
+                    )));
+                }
+                let limit = (args.meet_timeout > 0).then(|| Duration::from_secs(args.meet_timeout));
+                Some(Rendezvous::new(share, start_at, limit))
+            }
+            _ => None,
+        };
+        if args.retries > 0 && args.suite != Suite::Classic {
+            return Err(UsageError::new(format!(
+                "--retries: the classic suite retries on a new connection; the {} suite \
+                 fails a phase at its first error",
+                args.suite
+            )));
+        }
+        Ok(RunPlan {
+            suite: args.suite,
+            stores,
+            classic: ClassicPlan {
+                sizes: args.sizes.clone(),
+                searches_per_insert: args.searches_per_insert.get(),
+                seed: args.seed,
+                repetitions,
+                concurrency: levels.clone(),
+                rate: args.rate.map(|r| r.get() as f64),
+                retries: args.retries,
+                rendezvous,
+            },
+            driver: DriverPlan {
+                scale: args.scale,
+                repetitions,
+            },
+            pool: PoolPlan {
+                seed: args.seed,
+                repetitions,
+                // The seed's 50 connections and workers, unless other levels are asked for.
+                concurrency: if levels == [Concurrency::ONE] {
+                    vec![SEED_LEVEL]
+                } else {
+                    levels.clone()
+                },
+            },
+            ycsb: YcsbPlan {
+                workloads,
+                seed: args.seed,
+                repetitions,
+                concurrency: levels,
+                rate: args.rate.map(|r| r.get() as f64),
+            },
+            out: args.out.clone(),
+            quiet: args.quiet,
+            verbose: args.verbose,
+            blog_reference: !args.no_blog_reference,
+            floor: !args.no_floor,
+            alloc_sites: args.alloc_sites,
+            durability: args.durability,
+            connect_timeout: Duration::from_secs(args.connect_timeout.get()),
+            stall_timeout: (args.stall_timeout > 0).then(|| {
+                let limit = Duration::from_secs(args.stall_timeout);
+                // An open-loop schedule leaves gaps between operations on purpose.
+                match args.rate {
+                    Some(rate) => limit.max(Duration::from_secs_f64(4.0 / rate.get() as f64)),
+                    None => limit,
+                }
+            }),
+            client_threads,
+            data_dirs: data_dirs(args)?,
+            serve: args.server.serve.serve(),
+            options: args.options.clone(),
+        })
+    }
+
+    /// Passwords of every URL, so that nothing written can contain them.
+    pub fn secrets(&self) -> Vec<String> {
+        self.stores
+            .iter()
+            .filter_map(|(_, t)| match t {
+                Target::Url(u) => u.password().map(str::to_string),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The concurrency levels the suite runs at (the driver suite's are its tests').
+    pub fn levels(&self) -> &[Concurrency] {
+        match self.suite {
+            Suite::Pool => &self.pool.concurrency,
+            Suite::Ycsb => &self.ycsb.concurrency,
+            Suite::Classic | Suite::Driver => &self.classic.concurrency,
+        }
+    }
+
+    /// The part of the plan a report carries.
+    pub fn summary(&self) -> PlanSummary {
+        PlanSummary {
+            suite: self.suite,
+            scale: (self.suite == Suite::Driver).then_some(self.driver.scale),
+            stores: self
+                .stores
+                .iter()
+                .map(|(k, _)| k.name().to_string())
+                .collect(),
+            sizes: self.classic.sizes.clone(),
+            searches_per_insert: self.classic.searches_per_insert,
+            seed: self.classic.seed,
+            durability: self.durability.name().to_string(),
+            warmup_runs: self.classic.repetitions.warmup,
+            runs: self.classic.repetitions.measured,
+            concurrency: self.levels().to_vec(),
+            rate: self.classic.rate,
+            client_threads: Some(self.client_threads as u32),
+            workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
+            blog_reference: self.blog_reference,
+            retries: self.classic.retries,
+            alloc_sites: self.alloc_sites,
+            client: self.classic.rendezvous.as_ref().map(|r| ClientShare {
+                index: r.share().number(),
+                of: r.share().count(),
+                start_at: r
+                    .start_at()
+                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            }),
+        }
+    }
+}
+
+/// One event loop, unless an embedded store runs at a concurrency above 1 (or the driver
+/// suite, whose concurrent tests go to 16): its calls hold the thread they run on, so its
+/// connections get one loop per core (up to the concurrency). A server store's client stays
+/// one loop by default: on a machine whose cores the server shares, a second loop helped
+/// one server and slowed another (see the README); `--client-threads` chooses.
+fn default_client_threads(
+    suite: Suite,
+    stores: &[(StoreKind, Target)],
+    levels: &[Concurrency],
+) -> usize {
+    let mut highest = levels.iter().map(|l| l.tasks()).max().unwrap_or(1);
+    if suite == Suite::Driver {
+        highest = highest.max(16);
+    }
+    let embedded = stores.iter().any(|(k, _)| k.is_embedded());
+    if embedded && highest > 1 {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        highest.min(cores)
+    } else {
+        1
+    }
+}
+
+/// `--data-dir` (which must be an existing, writable directory) and `--keep-data`.
+fn data_dirs(args: &RunArgs) -> Result<DataDirs, UsageError> {
+    let Some(dir) = &args.data_dir else {
+        return Ok(DataDirs {
+            keep: args.keep_data,
+            ..DataDirs::temporary()
+        });
+    };
+    let unusable = |why: String| UsageError::new(format!("--data-dir {}: {why}", dir.display()));
+    if !dir.is_dir() {
+        return Err(unusable("not an existing directory".into()));
+    }
+    tempfile::Builder::new()
+        .prefix(".dbcompare-probe")
+        .tempfile_in(dir)
+        .map_err(|e| unusable(format!("cannot write there: {e}")))?;
+    // Absolute: the servers run in their own directories.
+    let under = std::path::absolute(dir).map_err(|e| unusable(e.to_string()))?;
+    Ok(DataDirs {
+        under,
+        keep: args.keep_data,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,162 @@
+//! The plan's resolution from command lines and environments.
+
+use super::*;
+use crate::cli::Cli;
+use crate::server::Installation;
+use clap::Parser;
+
+fn args(argv: &[&str]) -> RunArgs {
+    let mut full = vec!["dbcompare"];
+    full.extend_from_slice(argv);
+    Cli::parse_from(full).run
+}
+
+fn installed(kind: StoreKind) -> Option<Installation> {
+    (kind == StoreKind::Redis).then(|| Installation {
+        server: "/opt/redis-server".into(),
+        tools: Vec::new(),
+        version: "Redis server v=7".into(),
+    })
+}
+
+fn no_env(_: &str) -> Option<String> {
+    None
+}
+
+#[test]
+fn all_keeps_unavailable_stores_to_skip_them() {
+    let plan = RunPlan::resolve(&args(&[]), &no_env, &installed).unwrap();
+    let kinds: Vec<_> = plan.stores.iter().map(|(k, _)| *k).collect();
+    assert_eq!(kinds, StoreKind::all());
+    assert_eq!(plan.stores[0].1, Target::Embedded);
+    assert!(
+        matches!(plan.stores[1].1, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))
+    );
+    let of = |kind: StoreKind| &plan.stores.iter().find(|(k, _)| *k == kind).unwrap().1;
+    assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
+    assert!(
+        matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains("DBCOMPARE_MONGODB_URL"))
+    );
+}
+
+#[test]
+fn the_stall_timeout_leaves_room_for_an_open_loop_schedule() {
+    let stall = |argv: &[&str]| {
+        RunPlan::resolve(&args(argv), &no_env, &installed)
+            .unwrap()
+            .stall_timeout
+    };
+    assert_eq!(stall(&[]), Some(Duration::from_secs(300)));
+    assert_eq!(stall(&["--stall-timeout", "0"]), None);
+    assert_eq!(
+        stall(&["--stall-timeout", "2", "--rate", "1000"]),
+        Some(Duration::from_secs(2))
+    );
+    // One operation a second: four seconds at least between looks.
+    assert_eq!(
+        stall(&["--stall-timeout", "1", "--rate", "1"]),
+        Some(Duration::from_secs(4))
+    );
+}
+
+#[test]
+fn client_threads_default_to_one_event_loop_except_for_concurrent_embedded_stores() {
+    let threads = |argv: &[&str]| {
+        RunPlan::resolve(&args(argv), &no_env, &installed)
+            .unwrap()
+            .client_threads
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(threads(&["--store", "redis", "--concurrency", "1,8"]), 1);
+    assert_eq!(threads(&["--store", "sqlite"]), 1);
+    assert_eq!(
+        threads(&["--store", "sqlite", "--concurrency", "1,8"]),
+        cores.min(8)
+    );
+    assert_eq!(
+        threads(&["--store", "sqlite", "--suite", "driver"]),
+        cores.min(16)
+    );
+    let given = [
+        "--store",
+        "sqlite",
+        "--concurrency",
+        "8",
+        "--client-threads",
+        "3",
+    ];
+    assert_eq!(threads(&given), 3);
+    assert_eq!(threads(&["--store", "redis", "--suite", "pool"]), 1);
+    let pool = [
+        "--store",
+        "redis",
+        "--suite",
+        "pool",
+        "--client-threads",
+        "3",
+    ];
+    let e = RunPlan::resolve(&args(&pool), &no_env, &installed).unwrap_err();
+    assert!(e.to_string().contains("one event loop"), "{e}");
+}
+
+#[test]
+fn a_named_store_that_cannot_run_is_a_usage_error() {
+    let e = RunPlan::resolve(&args(&["--store", "mysql"]), &no_env, &installed).unwrap_err();
+    assert!(e.0.contains("provisioning/install.sh mysql"), "{e}");
+}
+
+#[test]
+fn urls_come_from_flags_then_environment() {
+    let env =
+        |name: &str| (name == "DBCOMPARE_POSTGRES_URL").then(|| "postgres://env@h1/db".to_string());
+    let plan = RunPlan::resolve(&args(&["--store", "postgres"]), &env, &installed).unwrap();
+    assert!(matches!(&plan.stores[0].1, Target::Url(u) if u.masked() == "postgres://env@h1/db"));
+    let plan = RunPlan::resolve(
+        &args(&[
+            "--store",
+            "postgres",
+            "--url",
+            "postgres=postgres://u:pw@h2/db",
+        ]),
+        &env,
+        &installed,
+    )
+    .unwrap();
+    assert!(matches!(&plan.stores[0].1, Target::Url(u) if u.address() == "h2:5432"));
+    assert_eq!(plan.secrets(), vec!["pw".to_string()]);
+}
+
+#[test]
+fn bad_urls_are_usage_errors_that_hide_passwords() {
+    let e = RunPlan::resolve(
+        &args(&["--url", "postgres=mysql://u:topsecret@h/db"]),
+        &no_env,
+        &installed,
+    )
+    .unwrap_err()
+    .0;
+    assert!(
+        e.contains("that is a mysql URL") && !e.contains("topsecret"),
+        "{e}"
+    );
+    let e = RunPlan::resolve(&args(&["--url", "nosuch=redis://h"]), &no_env, &installed)
+        .unwrap_err()
+        .0;
+    assert!(e.contains("unknown store 'nosuch'"), "{e}");
+    let e = RunPlan::resolve(
+        &args(&["--url", "redis://:topsecret@h"]),
+        &no_env,
+        &installed,
+    )
+    .unwrap_err()
+    .0;
+    assert!(
+        e.contains("expected STORE=URL") && !e.contains("topsecret"),
+        "{e}"
+    );
+    let env = |_: &str| Some("postgres://u:topsecret@".to_string());
+    let e = RunPlan::resolve(&args(&[]), &env, &installed)
+        .unwrap_err()
+        .0;
+    assert!(e.contains("DBCOMPARE_") && !e.contains("topsecret"), "{e}");
+}
