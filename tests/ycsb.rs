@@ -1,6 +1,9 @@
 //! The YCSB suite on SQLite (embedded: no server needed): the six core workloads, and a
 //! stored value changed or deleted behind the tool's back failing the run.
 
+// The suite's future nests the executor's task, the YCSB operation's and each driver's own.
+#![recursion_limit = "256"]
+
 mod common;
 
 use std::path::{Path, PathBuf};
