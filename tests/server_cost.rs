@@ -69,18 +69,27 @@ fn throw_away_servers_show_what_durable_and_relaxed_inserts_and_warm_searches_co
         assert_eq!(insert.source, CostSource::Processes, "{store}");
         // The WAL, redo log or AOF holds every record.
         let amplification = insert.write_amplification.unwrap();
-        assert!(amplification >= 1.0, "{store}: write amplification {amplification}");
+        assert!(
+            amplification >= 1.0,
+            "{store}: write amplification {amplification}"
+        );
         let cpu = insert.cpu_us_per_op().unwrap();
         assert!(cpu > 0.0, "{store}: no server CPU");
         let most = wall_ms * 1e3 * cores / ops as f64;
-        assert!(cpu < most, "{store}: {cpu} us/op of CPU in a phase of {most} core-us/op");
+        assert!(
+            cpu < most,
+            "{store}: {cpu} us/op of CPU in a phase of {most} core-us/op"
+        );
         assert!(insert.peak_memory_bytes.unwrap() >= insert.end_memory_bytes.unwrap());
         assert!(insert.peak_memory_bytes.unwrap() > 1 << 20, "{store}");
 
         let (search, ops, _) = cost(&durable, store, PhaseKind::Search);
         let read = search.read_bytes_per_op.unwrap() * ops as f64;
         // A table of 1000 records just written is in memory.
-        assert!(read < 64.0 * 1024.0, "{store}: a warm search phase read {read} bytes");
+        assert!(
+            read < 64.0 * 1024.0,
+            "{store}: a warm search phase read {read} bytes"
+        );
         assert!(search.cpu_us_per_op().unwrap() > 0.0, "{store}");
 
         let (loose, _, _) = cost(&relaxed, store, PhaseKind::Insert);

@@ -195,7 +195,10 @@ async fn topology(conn: &mut Conn) -> Result<Topology> {
 fn cpu_counters(info: &str) -> Result<Vec<(String, u64)>> {
     use crate::counters::{CPU_SYSTEM_US, CPU_USER_US, named};
     let mut counts = Vec::new();
-    for (field, figure) in [("used_cpu_user", CPU_USER_US), ("used_cpu_sys", CPU_SYSTEM_US)] {
+    for (field, figure) in [
+        ("used_cpu_user", CPU_USER_US),
+        ("used_cpu_sys", CPU_SYSTEM_US),
+    ] {
         let seconds: f64 = info
             .lines()
             .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
@@ -203,7 +206,10 @@ fn cpu_counters(info: &str) -> Result<Vec<(String, u64)>> {
             .trim()
             .parse()
             .with_context(|| format!("INFO cpu's {field} is not a number"))?;
-        counts.push((named(figure, &format!("INFO {field}")), (seconds * 1e6).round() as u64));
+        counts.push((
+            named(figure, &format!("INFO {field}")),
+            (seconds * 1e6).round() as u64,
+        ));
     }
     Ok(counts)
 }
@@ -371,7 +377,10 @@ impl Store for RedisStore {
     async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
         let mut counts = BTreeMap::new();
         for node in self.targets() {
-            let cpu: String = self.conn.on(node.as_ref(), redis::cmd("INFO").arg("cpu")).await?;
+            let cpu: String = self
+                .conn
+                .on(node.as_ref(), redis::cmd("INFO").arg("cpu"))
+                .await?;
             for (name, n) in cpu_counters(&cpu)? {
                 *counts.entry(name).or_insert(0) += n;
             }
