@@ -9,7 +9,7 @@
 //! dark pages.
 //!
 //! One file per kind of chart (`throughput`, `sizes`, `cost`, `latency`, `timeline`,
-//! `scaling`);
+//! `server_timeline`, `scaling`);
 //! under them the drawing of bar charts (`bars`) and line charts (`panel`), what every
 //! chart has (`frame`), the phases they compare (`phases`), and the axes, labels and
 //! colours (`axis`, `labels`, `palette`).
@@ -28,6 +28,7 @@ mod palette;
 mod panel;
 mod phases;
 mod scaling;
+mod server_timeline;
 mod sizes;
 #[cfg(test)]
 mod tests;
@@ -43,6 +44,7 @@ pub fn charts(report: &Report) -> Vec<Chart> {
     all.extend(cost::chart(report));
     all.extend(latency::charts(report));
     all.extend(timeline::charts(report));
+    all.extend(server_timeline::charts(report));
     all.extend(scaling::charts(report));
     unique_files(&mut all);
     all
