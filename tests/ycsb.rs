@@ -1,5 +1,7 @@
-//! The YCSB suite on SQLite (embedded: no server needed): the six core workloads, and a
-//! stored value changed or deleted behind the tool's back failing the run.
+//! The YCSB suite on SQLite (embedded: no server needed): the six core workloads, a stored
+//! value changed or deleted behind the tool's back failing the run, and one connection
+//! making the seed's operations; on a throw-away PostgreSQL, workload D at sixteen
+//! connections with no operation waiting for an insert.
 
 // The suite's future nests the executor's task, the YCSB operation's and each driver's own.
 #![recursion_limit = "256"]
@@ -14,6 +16,7 @@ use dbcompare::store::ConnectSpec;
 use dbcompare::suite::Observer;
 use dbcompare::suite::clients::Connect;
 use dbcompare::suite::ycsb::YcsbPlan;
+use dbcompare::workload::levels::{Concurrency, Repetitions};
 use dbcompare::workload::ycsb::{Op, Workload, properties};
 
 /// Connections to the SQLite file `path`, for the YCSB suite.
@@ -175,4 +178,104 @@ async fn a_record_deleted_behind_the_tools_back_fails_reads_and_scans() {
     })
     .await;
     assert!(e.contains("wrong scan") && e.contains("is missing"), "{e}");
+}
+
+/// Runs `workloads` once each at `level` connections and gives the store's result.
+async fn run_once<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 'static>(
+    connect: C,
+    workloads: &[Workload],
+    level: u32,
+) -> StoreResult {
+    let plan = YcsbPlan {
+        workloads: workloads.to_vec(),
+        seed: 5,
+        repetitions: Repetitions::ONCE,
+        concurrency: common::levels(&[level]),
+        rate: None,
+    };
+    let mut result = StoreResult::new("store");
+    dbcompare::suite::ycsb::run(
+        &common::clients(connect),
+        &plan,
+        &mut result,
+        &mut dbcompare::suite::Silent,
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    result
+}
+
+/// The operations of each kind a run made, by YCSB's name.
+fn ops_of(result: &StoreResult, workload: &str, level: u32) -> Vec<(String, u64)> {
+    let level = Concurrency::new(level).unwrap();
+    result
+        .phases
+        .iter()
+        .filter(|p| p.concurrency == level)
+        .filter_map(|p| {
+            let kind = p.size.name.strip_prefix(&format!("{workload} "))?;
+            Some((kind.to_string(), p.ops))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn one_connection_makes_the_seeds_operations() {
+    // Operations are drawn as they are made; on one connection every insert is acknowledged
+    // before the next is drawn, so the run is the seed's whole sequence.
+    let dir = tempfile::tempdir().unwrap();
+    let workloads = [workload('d'), workload('f')];
+    let result = run_once(sqlite_at(&dir.path().join("y.sqlite")), &workloads, 1).await;
+    let mut present = 100;
+    for w in &workloads {
+        let ops = w.operations(present, 5);
+        present += ops
+            .iter()
+            .filter(|op| matches!(op, Op::Insert { .. }))
+            .count() as i64;
+        let mut want: Vec<(String, u64)> = Vec::new();
+        for op in &ops {
+            let mut kinds = vec![op.kind().name()];
+            // A read-modify-write counts as a read and an update as well.
+            if let Op::ReadModifyWrite { .. } = op {
+                kinds.extend(["READ", "UPDATE"]);
+            }
+            for kind in kinds {
+                match want.iter_mut().find(|(k, _)| k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => want.push((kind.to_string(), 1)),
+                }
+            }
+        }
+        let mut got = ops_of(&result, &w.name, 1);
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "workload {}", w.name);
+    }
+}
+
+#[tokio::test]
+async fn workload_d_at_sixteen_connections_never_waits_and_checks_every_read() {
+    let server = common::start(StoreKind::Postgres, Durability::Relaxed);
+    let connect = common::connector_for_drivers(&server, Durability::Relaxed);
+    let overrides = [
+        properties::flag("recordcount=300").unwrap(),
+        properties::flag("operationcount=6000").unwrap(),
+    ];
+    let d = Workload::core('d', &overrides).unwrap();
+    let result = run_once(connect, std::slice::from_ref(&d), 16).await;
+    let level = Concurrency::new(16).unwrap();
+    let whole = result.phase_at(PhaseKind::Ycsb, "d", level).unwrap();
+    // A record chosen before its insert was acknowledged would be an error of its own kind
+    // ("unacknowledged record"): none is, and none was left out.
+    assert_eq!(
+        (whole.errors, whole.ops, whole.incomplete),
+        (0, 6000, false),
+        "{:?}",
+        whole.error_kinds
+    );
+    let of = |kind: &str| result.phase_at(PhaseKind::Ycsb, kind, level).unwrap().ops;
+    let (reads, inserts) = (of("d READ"), of("d INSERT"));
+    assert_eq!(reads + inserts, 6000);
+    assert!((200..=400).contains(&inserts), "{inserts} inserts");
 }

@@ -125,6 +125,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         .map(|key| Op::Insert { key })
         .collect();
     let how = ("load", level, None);
+    let load = ops::Source::Given(Arc::new(load));
     let ran = execute(clients, connections, first, &truth, load, how, observer).await?;
     measured.extend(ran.runs);
     result.phases = phases(&measured, &operations);
@@ -140,23 +141,22 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         executor::announce(&rep, Some(&what), observer);
         open_connections(clients, connections, level, &table).await?;
         let seed = plan.seed ^ u64::from(rep.index).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let mut ops = w.operations(present, seed);
-        present += ops
+        let skip: Vec<OpKind> = lacking
             .iter()
-            .filter(|op| matches!(op, Op::Insert { .. }))
-            .count() as i64;
-        for kind in &lacking {
-            if ops.iter().any(|op| op.kind() == *kind) {
-                let name = format!("{} {}", w.name, kind.name());
-                if !not_applicable.contains(&name) {
-                    observer.not_applicable(&name);
-                    not_applicable.push(name);
-                }
+            .copied()
+            .filter(|&kind| w.proportion(kind) > 0.0)
+            .collect();
+        for kind in &skip {
+            let name = format!("{} {}", w.name, kind.name());
+            if !not_applicable.contains(&name) {
+                observer.not_applicable(&name);
+                not_applicable.push(name);
             }
         }
-        ops.retain(|op| !lacking.contains(&op.kind()));
+        let source = ops::Source::drawn(w.draw(present, seed), w.operation_count, skip);
         let how = (w.name.as_str(), level, plan.rate);
-        let ran = execute(clients, connections, w, &truth, ops, how, observer).await?;
+        let ran = execute(clients, connections, w, &truth, source, how, observer).await?;
+        present = ran.issued.unwrap_or(present);
         if rep.counted() || ran.failure.is_some() {
             measured.extend(ran.runs);
         }
@@ -201,26 +201,31 @@ async fn open_connections<C: Connect<Store: YcsbStore> + Send + 'static>(
     Ok(())
 }
 
-/// One run's outcome: its phase runs (one per operation type, and the whole run), and
-/// its first failure.
+/// One run's outcome: its phase runs (one per operation type, and the whole run), its
+/// first failure, and the records inserted or handed out to insert at its end (of a run
+/// whose operations were drawn).
 struct Ran {
     runs: Vec<PhaseRun>,
     failure: Option<anyhow::Error>,
+    issued: Option<i64>,
 }
 
-/// Runs `ops` over `concurrency` tasks (operation `i` on task `i mod concurrency`, each on
-/// its own connection and its connection's event loop, `rate`: open loop), checking every
-/// answer; the run is split into one phase per operation type, and the whole run.
+/// Runs the operations of `source` over `concurrency` tasks (each on its own connection and
+/// its connection's event loop, `rate`: open loop), checking every answer; the run is split
+/// into one phase per operation type, and the whole run.
 async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     workload: &Workload,
     truth: &Arc<Truth>,
-    ops: Vec<Op>,
+    source: ops::Source,
     (name, concurrency, rate): (&str, Concurrency, Option<f64>),
     observer: &mut dyn Observer,
 ) -> Result<Ran> {
-    let total_ops = ops.len() as u64;
+    let total_ops = match &source {
+        ops::Source::Given(ops) => ops.len() as u64,
+        ops::Source::Drawn { count, .. } => *count,
+    };
     let size = Size {
         name: name.to_string(),
         records: total_ops,
@@ -230,10 +235,10 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     let op = Arc::new(ops::Operations::<C> {
         workload: Arc::new(workload.clone()),
         truth: Arc::clone(truth),
-        ops: Arc::new(ops),
+        source,
         store: std::marker::PhantomData,
     });
-    let ran = executor::execute(clients, connections, &phase, op, observer).await?;
+    let ran = executor::execute(clients, connections, &phase, Arc::clone(&op), observer).await?;
     let failure = ran.failure(name);
     let total = ran.run;
     let mut histograms: Vec<Histogram<u64>> = OpKind::ALL
@@ -296,5 +301,9 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     for run in &runs {
         observer.phase_finished(&measure::aggregate(std::slice::from_ref(run)));
     }
-    Ok(Ran { runs, failure })
+    Ok(Ran {
+        runs,
+        failure,
+        issued: op.source.issued(),
+    })
 }
