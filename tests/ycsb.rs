@@ -279,3 +279,114 @@ async fn workload_d_at_sixteen_connections_never_waits_and_checks_every_read() {
     assert_eq!(reads + inserts, 6000);
     assert!((200..=400).contains(&inserts), "{inserts} inserts");
 }
+
+/// The keys of a YCSB workload file: those it sets, and those its comments show as
+/// `#key=value` (YCSB's template shows the keys with no default so).
+fn template_keys(text: &str) -> (Vec<properties::Property>, Vec<String>) {
+    let set = properties::parse(text, "workload_template").unwrap();
+    let mut keys: Vec<String> = set.iter().map(|p| p.key.clone()).collect();
+    for line in text.lines() {
+        let Some(comment) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some((key, _)) = comment.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        let keyish = key.starts_with(|c: char| c.is_ascii_lowercase())
+            && key
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.');
+        if keyish {
+            keys.push(key.to_string());
+        }
+    }
+    keys.dedup();
+    (set, keys)
+}
+
+/// The rows of docs/suites.md's property table: key, YCSB's default, what dbcompare does.
+fn property_table() -> Vec<(String, String, String)> {
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/suites.md"),
+    )
+    .unwrap();
+    let table = docs
+        .split_once("| key | YCSB's default | dbcompare |\n|---|---|---|\n")
+        .expect("docs/suites.md has the property table")
+        .1;
+    table
+        .lines()
+        .take_while(|l| l.starts_with("| "))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split(" | ").map(str::trim).collect();
+            assert_eq!(cells.len(), 3, "{l}");
+            (
+                cells[0].trim_matches('`').to_string(),
+                cells[1].to_string(),
+                cells[2].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_property_table_covers_ycsbs_template_and_says_what_the_code_does() {
+    use properties::Handling;
+    let template = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/ycsb_workload_template"),
+    )
+    .unwrap();
+    let (set, template_keys) = template_keys(&template);
+    assert!(template_keys.len() >= 30, "{template_keys:?}");
+    let rows = property_table();
+    let documented: Vec<&str> = rows.iter().map(|(k, _, _)| k.as_str()).collect();
+    // Every key of YCSB's template is one the code knows and the table has.
+    for key in &template_keys {
+        assert!(properties::handling(key).is_some(), "{key}: not in KEYS");
+        assert!(
+            documented.contains(&key.as_str()),
+            "{key}: not in the table"
+        );
+    }
+    // The table has every key the code knows, once, and no other.
+    let mut code: Vec<&str> = properties::KEYS.iter().map(|(k, _)| *k).collect();
+    let mut table = documented.clone();
+    code.sort_unstable();
+    table.sort_unstable();
+    assert_eq!(table, code);
+    // Each row says what the code does: honoured, some values only, or refused and why.
+    for (key, _, does) in &rows {
+        match properties::handling(key).unwrap() {
+            Handling::Honoured => assert!(does.starts_with("honoured"), "{key}: {does}"),
+            Handling::Only(values) => {
+                assert!(does.starts_with("only "), "{key}: {does}");
+                for value in values
+                    .split([',', ' '])
+                    .filter(|v| v.contains(|c: char| c.is_alphabetic()) && *v != "or")
+                {
+                    assert!(
+                        does.contains(&format!("`{value}`")),
+                        "{key}: {value} in {does}"
+                    );
+                }
+            }
+            Handling::Refused(why) => {
+                assert_eq!(does, &format!("refused: {why}"), "{key}");
+            }
+        }
+    }
+    // And the code does it: each value the template sets is taken unless its key is
+    // refused, which names the reason.
+    for p in set {
+        let outcome = Workload::defaults("t").apply(std::slice::from_ref(&p));
+        match properties::handling(&p.key).unwrap() {
+            Handling::Refused(why) => {
+                let e = outcome.unwrap_err();
+                assert!(e.ends_with(why), "{e}");
+            }
+            _ => outcome.unwrap_or_else(|e| panic!("{e}")),
+        }
+    }
+}
