@@ -1,7 +1,8 @@
 //! The YCSB suite on SQLite (embedded: no server needed): the six core workloads, a stored
 //! value changed or deleted behind the tool's back failing the run, and one connection
-//! making the seed's operations; on a throw-away PostgreSQL, workload D at sixteen
-//! connections with no operation waiting for an insert.
+//! making the seed's operations, a store without scans running the workloads it can; on a
+//! throw-away PostgreSQL, workload D at sixteen connections with no operation waiting for
+//! an insert; and the property table of docs/suites.md against YCSB's template and the code.
 
 // The suite's future nests the executor's task, the YCSB operation's and each driver's own.
 #![recursion_limit = "256"]
@@ -12,12 +13,12 @@ use std::path::{Path, PathBuf};
 
 use dbcompare::catalog::{Durability, StoreKind, StoreOptions};
 use dbcompare::report::model::{PhaseKind, PhaseResult, StoreResult};
-use dbcompare::store::ConnectSpec;
+use dbcompare::store::{ConnectSpec, YcsbFields, YcsbStore, YcsbTable};
 use dbcompare::suite::Observer;
 use dbcompare::suite::clients::Connect;
 use dbcompare::suite::ycsb::YcsbPlan;
 use dbcompare::workload::levels::{Concurrency, Repetitions};
-use dbcompare::workload::ycsb::{Op, Workload, properties};
+use dbcompare::workload::ycsb::{Op, OpKind, Workload, properties};
 
 /// Connections to the SQLite file `path`, for the YCSB suite.
 fn sqlite_at(
@@ -389,4 +390,105 @@ fn the_property_table_covers_ycsbs_template_and_says_what_the_code_does() {
             _ => outcome.unwrap_or_else(|e| panic!("{e}")),
         }
     }
+}
+
+/// SQLite with its scans hidden: what a store without key order (Aerospike) or without its
+/// query service (a Couchbase cluster without it) looks like to the suite.
+struct NoScans(dbcompare::store::registry::AnyDriverStore);
+
+/// Why [`NoScans`] has no scans.
+const NO_SCANS: &str = "keys in no order, for this test";
+
+impl dbcompare::store::Store for NoScans {
+    type Driver = dbcompare::store::NotApplicable;
+    type Pool = dbcompare::store::NotApplicable;
+    type Ycsb = dbcompare::store::Supported;
+
+    async fn describe(&mut self) -> anyhow::Result<dbcompare::report::model::StoreInfo> {
+        self.0.describe().await
+    }
+    async fn reset(&mut self) -> anyhow::Result<()> {
+        self.0.reset().await
+    }
+    async fn insert(&mut self, record: &dbcompare::workload::record::Record) -> anyhow::Result<()> {
+        self.0.insert(record).await
+    }
+    async fn find(
+        &mut self,
+        unique_id: &str,
+    ) -> anyhow::Result<Option<dbcompare::workload::record::Record>> {
+        self.0.find(unique_id).await
+    }
+    async fn disk_usage(&mut self) -> anyhow::Result<dbcompare::store::DiskUsage> {
+        self.0.disk_usage().await
+    }
+}
+
+impl YcsbStore for NoScans {
+    fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
+        (op != OpKind::Scan)
+            .then(|| self.0.ycsb_operation(op))
+            .flatten()
+    }
+    fn ycsb_lacking(&self, _op: OpKind) -> String {
+        NO_SCANS.to_string()
+    }
+    async fn ycsb_reset(&mut self, table: &YcsbTable) -> anyhow::Result<()> {
+        self.0.ycsb_reset(table).await
+    }
+    async fn ycsb_use(&mut self, table: &YcsbTable) -> anyhow::Result<()> {
+        self.0.ycsb_use(table).await
+    }
+    async fn ycsb_insert(&mut self, key: &str, values: &[String]) -> anyhow::Result<()> {
+        self.0.ycsb_insert(key, values).await
+    }
+    async fn ycsb_read(
+        &mut self,
+        key: &str,
+        field: Option<u16>,
+    ) -> anyhow::Result<Option<YcsbFields>> {
+        self.0.ycsb_read(key, field).await
+    }
+    async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> anyhow::Result<()> {
+        self.0.ycsb_update(key, values).await
+    }
+    async fn ycsb_scan(
+        &mut self,
+        _start: &str,
+        _count: u32,
+        _field: Option<u16>,
+    ) -> anyhow::Result<Vec<(String, YcsbFields)>> {
+        anyhow::bail!("no scans here")
+    }
+}
+
+#[tokio::test]
+async fn a_store_without_scans_runs_the_other_workloads_and_says_why_not_e() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = std::sync::Arc::new(sqlite_at(&dir.path().join("y.sqlite")));
+    let connect = move || {
+        let sqlite = std::sync::Arc::clone(&sqlite);
+        async move { sqlite.connect().await.map(NoScans) }
+    };
+    let workloads = [workload('a'), workload('e'), workload('f')];
+    let result = run_once(connect, &workloads, 2).await;
+    assert_eq!(result.not_applicable, ["e INSERT", "e SCAN", "e"]);
+    for row in &result.not_applicable {
+        assert_eq!(
+            result.not_applicable_why[row],
+            format!("no SCAN: {NO_SCANS}"),
+            "{row}"
+        );
+    }
+    // The others ran whole, and nothing of e did.
+    let level = Concurrency::new(2).unwrap();
+    for w in ["a", "f"] {
+        let whole = result.phase_at(PhaseKind::Ycsb, w, level).unwrap();
+        assert_eq!((whole.ops, whole.errors), (200, 0), "{w}");
+    }
+    assert!(
+        result.phases.iter().all(|p| !p.size.name.starts_with("e")),
+        "{:?}",
+        result.phases
+    );
 }

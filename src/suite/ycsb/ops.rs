@@ -40,21 +40,16 @@ pub(super) enum Source {
     Given(Arc<Vec<Op>>),
     /// `count` operations, each drawn by the task that makes it when its turn comes, over
     /// the records whose insert is acknowledged then (YCSB's threads share one generator
-    /// so). Those of a kind in `skip` are drawn and left out.
-    Drawn {
-        draw: Box<Mutex<Draw>>,
-        count: u64,
-        skip: Vec<OpKind>,
-    },
+    /// so).
+    Drawn { draw: Box<Mutex<Draw>>, count: u64 },
 }
 
 impl Source {
     /// A run's operations, drawn from `draw`.
-    pub fn drawn(draw: Draw, count: u64, skip: Vec<OpKind>) -> Self {
+    pub fn drawn(draw: Draw, count: u64) -> Self {
         Source::Drawn {
             draw: Box::new(Mutex::new(draw)),
             count,
-            skip,
         }
     }
 
@@ -121,16 +116,11 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
         }
         let op = match (item, &self.source) {
             (Some(op), _) => op,
-            (None, Source::Drawn { draw, skip, .. }) => {
+            (None, Source::Drawn { draw, .. }) => {
                 let acknowledged = self.truth.acknowledged();
-                let op = draw
-                    .lock()
+                draw.lock()
                     .expect("no panics under the lock")
-                    .next(acknowledged - 1);
-                if skip.contains(&op.kind()) {
-                    return Done::Skipped;
-                }
-                op
+                    .next(acknowledged - 1)
             }
             (None, Source::Given(_)) => unreachable!("given operations come with their item"),
         };
