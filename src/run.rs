@@ -241,23 +241,24 @@ async fn run_store(
         async move { kind.connect_for_drivers(&spec).await }
     };
     let threads = plan.client_threads;
+    let watch = setup.watch();
     // The client's loops end with the suite, before the server stops.
     let suite = async {
         match work {
             Work::Classic(workload) => {
-                let clients = Clients::start(records, threads)?;
+                let clients = Clients::start(records, threads)?.watching(watch);
                 classic::run(&clients, workload, result, observer).await
             }
             Work::Driver => {
-                let clients = Clients::start(drivers, threads)?;
+                let clients = Clients::start(drivers, threads)?.watching(watch);
                 driver::run(&clients, &plan.driver, result, observer).await
             }
             Work::Pool => {
-                let clients = Clients::start(drivers, threads)?;
+                let clients = Clients::start(drivers, threads)?.watching(watch);
                 pool::run(&clients, &plan.pool, result, observer).await
             }
             Work::Ycsb => {
-                let clients = Clients::start(drivers, threads)?;
+                let clients = Clients::start(drivers, threads)?.watching(watch);
                 ycsb::run(&clients, &plan.ycsb, result, observer).await
             }
         }

@@ -400,17 +400,25 @@ fn consistent(w: &Workload) -> Result<(), TestCaseError> {
 
 /// The lines of `text` as Java's `Properties` splits them: at `\n`, `\r\n` or `\r`.
 fn java_lines(text: &str) -> Vec<&str> {
-    let mut lines: Vec<&str> = text
-        .split('\n')
-        .flat_map(|l| {
-            let l = l.strip_suffix('\r').unwrap_or(l);
-            l.split('\r')
-        })
-        .collect();
-    if text.ends_with(['\n', '\r']) {
-        lines.pop();
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        lines.push(&rest[..end]);
+        let eol = if rest[end..].starts_with("\r\n") {
+            2
+        } else {
+            usize::from(end < rest.len())
+        };
+        rest = &rest[end + eol..];
     }
     lines
+}
+
+/// A line without the whitespace Java's `Properties` skips before a key (space, tab, form
+/// feed; no other).
+fn java_trim(line: &str) -> &str {
+    line.trim_start_matches([' ', '\t', '\u{c}'])
 }
 
 /// The line a `SOURCE line N: ...` message names, if it names one.
@@ -445,7 +453,7 @@ proptest! {
                     prop_assert!(*line > last, "lines out of order: {:?}", props);
                     last = *line;
                     let raw = java_lines(&text).get(line - 1).copied().unwrap_or_default();
-                    let first = raw.trim_start_matches([' ', '\t', '\u{c}']);
+                    let first = java_trim(raw);
                     prop_assert!(
                         !first.is_empty() && !first.starts_with(['#', '!']),
                         "{:?} from a blank or comment line {:?}", p, raw
@@ -463,7 +471,7 @@ proptest! {
             Err(e) => {
                 let line = named_line(&e, SOURCE, &text);
                 prop_assert!(line.is_some(), "the refusal names no line: {}", e);
-                let line = line.flatten().map(str::trim);
+                let line = line.flatten().map(java_trim);
                 prop_assert!(
                     line.is_some_and(|l| !l.is_empty() && !l.starts_with(['#', '!'])),
                     "{} names a blank or comment line {:?}", e, line
@@ -514,7 +522,7 @@ proptest! {
                     "the refusal names neither the file nor --property: {}", e
                 );
                 if let Some(line) = named_line(&e, SOURCE, &text) {
-                    let line = line.map(str::trim);
+                    let line = line.map(java_trim);
                     prop_assert!(
                         line.is_some_and(|l| !l.is_empty() && !l.starts_with(['#', '!'])),
                         "{} names a blank or comment line {:?}", e, line

@@ -17,12 +17,14 @@ use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 use defaults::{is_zero_u32, one, one_level, yes};
 
+mod cost;
 mod defaults;
 mod histogram;
 mod phase;
 mod store;
 
 pub use crate::catalog::StoreInfo;
+pub use cost::{CostSource, ServerCost, ServerPoint};
 pub use histogram::{MAX_LATENCY_NS, decode_histogram, empty_histogram, encode_histogram, latency};
 pub use phase::{
     AllocOwner, AllocSite, AllocSites, CLIENT_BOUND_SHARE, Latency, OpenLoop, PhaseKind,
@@ -31,7 +33,10 @@ pub use phase::{
 pub use store::{Deployment, StoreResult, StoreStatus};
 
 /// Version of the `run.json` layout.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest layout still read: version 2 only added fields (the server's cost).
+pub const OLDEST_SCHEMA_READ: u32 = 1;
 
 /// A whole run: what was asked, where it ran, and what each store did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
