@@ -138,7 +138,7 @@ fn bad_ycsb_workloads_are_refused_before_anything_starts() {
     );
     std::fs::write(
         dir.path().join("other"),
-        "recordcount=10\nreadproportion=1\nupdateproportion=0\n",
+        "recordcount=10\noperationcount=10\nreadproportion=1\nupdateproportion=0\n",
     )
     .unwrap();
     let other = dir.path().join("other");
@@ -150,6 +150,28 @@ fn bad_ycsb_workloads_are_refused_before_anything_starts() {
             other.to_str().unwrap(),
         ],
         "differ in recordcount",
+    );
+    // YCSB's client has no default for either count; a value keeps its trailing spaces.
+    ycsb(
+        &[
+            "--workload-file",
+            other.to_str().unwrap(),
+            "-p",
+            "recordcount=10 ",
+        ],
+        "recordcount=10 : \"10 \" is not a whole number",
+    );
+    std::fs::write(
+        dir.path().join("counts"),
+        "readproportion=1\nupdateproportion=0\n",
+    )
+    .unwrap();
+    ycsb(
+        &[
+            "--workload-file",
+            dir.path().join("counts").to_str().unwrap(),
+        ],
+        "recordcount is not set",
     );
     ycsb(
         &["--workload-file", "/nonexistent/w"],

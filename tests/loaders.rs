@@ -398,12 +398,38 @@ fn consistent(w: &Workload) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The lines of `text` as Java's `Properties` splits them: at `\n`, `\r\n` or `\r`.
+fn java_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        lines.push(&rest[..end]);
+        let eol = if rest[end..].starts_with("\r\n") {
+            2
+        } else {
+            usize::from(end < rest.len())
+        };
+        rest = &rest[end + eol..];
+    }
+    lines
+}
+
+/// A line without the whitespace Java's `Properties` skips before a key (space, tab, form
+/// feed; no other).
+fn java_trim(line: &str) -> &str {
+    line.trim_start_matches([' ', '\t', '\u{c}'])
+}
+
 /// The line a `SOURCE line N: ...` message names, if it names one.
 fn named_line<'t>(message: &str, source: &str, text: &'t str) -> Option<Option<&'t str>> {
     let rest = message.strip_prefix(&format!("{source} line "))?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let n: usize = digits.parse().ok()?;
-    Some(n.checked_sub(1).and_then(|i| text.lines().nth(i)))
+    Some(
+        n.checked_sub(1)
+            .and_then(|i| java_lines(text).get(i).copied()),
+    )
 }
 
 const SOURCE: &str = "my.workload";
@@ -420,23 +446,32 @@ proptest! {
                 let mut last = 0;
                 for p in &props {
                     prop_assert!(!p.key.is_empty(), "{:?}", p);
-                    let split_wrong = |c: char| c.is_whitespace() || c == '=' || c == ':';
-                    prop_assert!(!p.key.contains(split_wrong), "{:?}", p);
-                    prop_assert_eq!(p.value.trim(), p.value.as_str());
                     let properties::Origin::Line { source, line } = &p.origin else {
                         return Err(TestCaseError::fail(format!("{p:?} not from a line")));
                     };
                     prop_assert_eq!(source.as_str(), SOURCE);
                     prop_assert!(*line > last, "lines out of order: {:?}", props);
                     last = *line;
-                    let raw = text.lines().nth(line - 1).unwrap_or_default();
-                    prop_assert!(raw.contains(p.key.as_str()), "{:?} not on line {:?}", p, raw);
+                    let raw = java_lines(&text).get(line - 1).copied().unwrap_or_default();
+                    let first = java_trim(raw);
+                    prop_assert!(
+                        !first.is_empty() && !first.starts_with(['#', '!']),
+                        "{:?} from a blank or comment line {:?}", p, raw
+                    );
+                    // Without escapes or continuations, the key is the line's first word and
+                    // the value the rest, as it is (trailing spaces kept).
+                    if !raw.contains('\\') {
+                        let split = |c: char| matches!(c, ' ' | '\t' | '\u{c}' | '=' | ':');
+                        prop_assert!(!p.key.contains(split), "{:?}", p);
+                        prop_assert!(first.starts_with(p.key.as_str()), "{:?} on {:?}", p, raw);
+                        prop_assert!(raw.ends_with(p.value.as_str()), "{:?} on {:?}", p, raw);
+                    }
                 }
             }
             Err(e) => {
                 let line = named_line(&e, SOURCE, &text);
                 prop_assert!(line.is_some(), "the refusal names no line: {}", e);
-                let line = line.flatten().map(str::trim);
+                let line = line.flatten().map(java_trim);
                 prop_assert!(
                     line.is_some_and(|l| !l.is_empty() && !l.starts_with(['#', '!'])),
                     "{} names a blank or comment line {:?}", e, line
@@ -454,10 +489,10 @@ proptest! {
     ) {
         match properties::flag(&entry) {
             Ok(p) => {
-                prop_assert!(entry.contains('='));
-                prop_assert_eq!(p.origin, properties::Origin::Flag);
-                prop_assert_eq!(p.key.trim(), p.key.as_str());
-                prop_assert_eq!(p.value.trim(), p.value.as_str());
+                // As YCSB's -p: the key before the first =, the value after it, as given.
+                prop_assert_eq!(&p.origin, &properties::Origin::Flag);
+                prop_assert!(!p.key.contains('='), "{:?}", p);
+                prop_assert_eq!(format!("{}={}", p.key, p.value), entry);
             }
             Err(e) => {
                 prop_assert!(!entry.contains('='), "{:?} refused: {}", entry, e);
@@ -487,7 +522,7 @@ proptest! {
                     "the refusal names neither the file nor --property: {}", e
                 );
                 if let Some(line) = named_line(&e, SOURCE, &text) {
-                    let line = line.map(str::trim);
+                    let line = line.map(java_trim);
                     prop_assert!(
                         line.is_some_and(|l| !l.is_empty() && !l.starts_with(['#', '!'])),
                         "{} names a blank or comment line {:?}", e, line
@@ -730,7 +765,7 @@ fn a_huge_insertstart_with_an_insertcount_is_refused() {
     }
     // Up to the last record is no overflow.
     let text = format!(
-        "recordcount={max}\ninsertstart={}\ninsertcount=1\n",
+        "recordcount={max}\noperationcount=1\ninsertstart={}\ninsertcount=1\n",
         max - 1
     );
     let w = Workload::from_text("x", &text, SOURCE, &[]).unwrap();

@@ -268,7 +268,10 @@ pub fn store_lines(r: &StoreResult) -> Vec<String> {
     lines.extend(
         r.not_applicable
             .iter()
-            .map(|t| format!("{t}: not applicable")),
+            .map(|t| match r.not_applicable_why.get(t) {
+                Some(why) => format!("{t}: not applicable ({why})"),
+                None => format!("{t}: not applicable"),
+            }),
     );
     lines.extend(status_line(r));
     lines

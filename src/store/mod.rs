@@ -155,6 +155,12 @@ pub trait YcsbStore: Store {
     /// store without ordered keys): those operations are reported as not applicable.
     fn ycsb_operation(&self, op: OpKind) -> Option<&'static str>;
 
+    /// Why this store has no `op` (where [`YcsbStore::ycsb_operation`] is `None`), for the
+    /// report; asked after [`YcsbStore::ycsb_reset`], which may have found it out.
+    fn ycsb_lacking(&self, op: OpKind) -> String {
+        format!("the store has no {} operation", op.name())
+    }
+
     /// Drops and creates `table` (its key and its fields), empty, then uses it.
     fn ycsb_reset(&mut self, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
 
@@ -296,6 +302,7 @@ impl<S> PoolSuite<S> for NotApplicable {
 /// How the YCSB suite reaches a store of type `S` (see [`Store::Ycsb`]).
 pub trait YcsbSuite<S> {
     fn operation(store: &S, op: OpKind) -> Option<&'static str>;
+    fn lacking(store: &S, op: OpKind) -> String;
     fn reset(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
     fn use_table(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send;
     fn insert(
@@ -324,6 +331,9 @@ pub trait YcsbSuite<S> {
 impl<S: YcsbStore> YcsbSuite<S> for Supported {
     fn operation(store: &S, op: OpKind) -> Option<&'static str> {
         store.ycsb_operation(op)
+    }
+    fn lacking(store: &S, op: OpKind) -> String {
+        store.ycsb_lacking(op)
     }
     fn reset(store: &mut S, table: &YcsbTable) -> impl Future<Output = Result<()>> + Send {
         store.ycsb_reset(table)
@@ -373,6 +383,9 @@ fn no_ycsb_suite<T>() -> std::future::Ready<Result<T>> {
 impl<S> YcsbSuite<S> for NotApplicable {
     fn operation(_: &S, _: OpKind) -> Option<&'static str> {
         None
+    }
+    fn lacking(_: &S, _: OpKind) -> String {
+        "the store has no YCSB suite".to_string()
     }
     fn reset(_: &mut S, _: &YcsbTable) -> impl Future<Output = Result<()>> + Send {
         no_ycsb_suite()

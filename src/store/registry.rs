@@ -157,6 +157,9 @@ macro_rules! driver_stores {
             fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
                 dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::operation(s, op); $($kind => $type),+)
             }
+            fn ycsb_lacking(&self, op: OpKind) -> String {
+                dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::lacking(s, op); $($kind => $type),+)
+            }
             async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
                 dispatch!(AnyDriverStore self, s: S => <<S as Store>::Ycsb as YcsbSuite<S>>::reset(s, table).await; $($kind => $type),+)
             }

@@ -42,6 +42,10 @@ pub struct StoreResult {
     /// Tests of the suite this store has no operation for (shown as n/a, never as zero).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_applicable: Vec<String>,
+    /// Why a test of `not_applicable` is, where the suite knows (a YCSB workload that needs
+    /// an operation the store lacks).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_applicable_why: BTreeMap<String, String>,
 }
 
 impl StoreResult {
@@ -58,6 +62,7 @@ impl StoreResult {
             final_size_extra: BTreeMap::new(),
             phases: Vec::new(),
             not_applicable: Vec::new(),
+            not_applicable_why: BTreeMap::new(),
         }
     }
 

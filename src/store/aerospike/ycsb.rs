@@ -35,6 +35,15 @@ impl YcsbStore for AerospikeStore {
         })
     }
 
+    fn ycsb_lacking(&self, op: OpKind) -> String {
+        match op {
+            OpKind::Scan => {
+                "keys are hashed into partitions, in no key order (as YCSB's binding)".to_string()
+            }
+            op => format!("the store has no {} operation", op.name()),
+        }
+    }
+
     async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
         self.client
             .truncate(&self.admin, &self.target.namespace, &table.name, 0)

@@ -178,6 +178,9 @@ pub struct CouchbaseStore {
     driver_docs: bool,
     /// The YCSB table, once it is in use.
     ycsb: Option<crate::store::YcsbTable>,
+    /// Why the YCSB suite has no scans here (the cluster has no query service), once
+    /// `ycsb_reset` found out.
+    ycsb_no_scans: Option<String>,
 }
 
 impl CouchbaseStore {
@@ -271,6 +274,7 @@ impl Adapter for CouchbaseStore {
             query: spec.options.couchbase_query,
             driver_docs: false,
             ycsb: None,
+            ycsb_no_scans: None,
         })
     }
 }

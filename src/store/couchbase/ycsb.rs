@@ -28,6 +28,15 @@ pub fn ycsb_statements(t: &Target) -> (String, String) {
     )
 }
 
+/// Whether `e` says the cluster runs no query service: the SDK's own error, or the HTTP
+/// status a node without the service answers SQL++ with (501 Not Implemented).
+fn no_query_service(e: &couchbase::error::Error) -> bool {
+    let text = e.to_string();
+    matches!(e.kind(), ErrorKind::ServiceNotAvailable(_))
+        || text.contains("501")
+        || text.contains("Not Implemented")
+}
+
 /// A document's fields: every one, or the one asked for.
 fn fields_of(
     document: &Map<String, Value>,
@@ -50,6 +59,9 @@ impl CouchbaseStore {
 
 impl YcsbStore for CouchbaseStore {
     fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
+        if op == OpKind::Scan && self.ycsb_no_scans.is_some() {
+            return None;
+        }
         Some(match op {
             OpKind::Read => "KV get of the record's document",
             OpKind::Update => "sub-document upsert of the field, with the mode's durability",
@@ -62,11 +74,29 @@ impl YcsbStore for CouchbaseStore {
         })
     }
 
+    fn ycsb_lacking(&self, op: OpKind) -> String {
+        match (op, &self.ycsb_no_scans) {
+            (OpKind::Scan, Some(why)) => why.clone(),
+            (op, _) => format!("the store has no {} operation", op.name()),
+        }
+    }
+
     async fn ycsb_reset(&mut self, table: &YcsbTable) -> Result<()> {
-        // The benchmark's collection is emptied as for the other suites, then indexed.
+        // The benchmark's collection is emptied as for the other suites, then indexed for
+        // the scans: a cluster without the query service has none, and runs the workloads
+        // without scans all the same.
         self.reset().await?;
         let (index, _) = ycsb_statements(&self.target);
-        bounded("creating the YCSB index", self.cluster.query(index, None)).await?;
+        let created = tokio::time::timeout(OPERATION_TIMEOUT, self.cluster.query(index, None));
+        self.ycsb_no_scans = match created.await {
+            Ok(Ok(_)) => None,
+            Ok(Err(e)) if no_query_service(&e) => Some(format!(
+                "the cluster has no query service for the scans' SQL++ (creating their index \
+                 answered: {e})"
+            )),
+            Ok(Err(e)) => bail!("creating the YCSB index: {e}"),
+            Err(_) => bail!("creating the YCSB index: no answer within {OPERATION_TIMEOUT:?}"),
+        };
         self.ycsb = Some(table.clone());
         Ok(())
     }

@@ -6,8 +6,9 @@
 //! Per store: the load (`recordcount` inserts), then each workload in turn, at each
 //! concurrency level, `--warmup-runs` discarded runs then `--runs` measured ones, each a
 //! fresh operation sequence from the seed over the records present (a workload that
-//! inserts leaves its records to the next). An operation the store does not have (a scan
-//! without ordered keys) is left out of the run and reported as not applicable.
+//! inserts leaves its records to the next). A workload that needs an operation the store
+//! does not have (a scan without ordered keys, or without the store's query service) is not
+//! run: its rows are reported as not applicable, with the store's reason.
 
 use std::sync::Arc;
 
@@ -105,11 +106,25 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         .into_iter()
         .map(|k| (k, main.ycsb_operation(k)))
         .collect();
-    let lacking: Vec<OpKind> = operations
+    // The workloads that need an operation the store lacks are not run: n/a, saying why.
+    let lacking: Vec<(OpKind, String)> = operations
         .iter()
         .filter(|(_, how)| how.is_none())
-        .map(|(k, _)| *k)
+        .map(|&(k, _)| (k, main.ycsb_lacking(k)))
         .collect();
+    let mut runnable = Vec::new();
+    for w in &plan.workloads {
+        match not_runnable(w, &lacking) {
+            None => runnable.push(w.name.clone()),
+            Some(why) => {
+                observer.not_applicable(&format!("workload {} ({why})", w.name));
+                for name in rows_of(w) {
+                    result.not_applicable_why.insert(name.clone(), why.clone());
+                    result.not_applicable.push(name);
+                }
+            }
+        }
+    }
     let scans = plan.workloads.iter().any(|w| w.proportions.scan > 0.0);
     let truth = Arc::new(Truth::new(plan.capacity(), table.fields.len(), scans));
     let mut measured: Vec<PhaseRun> = Vec::new();
@@ -125,6 +140,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         .map(|key| Op::Insert { key })
         .collect();
     let how = ("load", level, None);
+    let load = ops::Source::Given(Arc::new(load));
     let ran = execute(clients, connections, first, &truth, load, how, observer).await?;
     measured.extend(ran.runs);
     result.phases = phases(&measured, &operations);
@@ -134,40 +150,58 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
     }
 
     let mut present = first.record_count as i64;
-    let mut not_applicable = Vec::new();
     for (w, level, rep) in plan.runs() {
+        if !runnable.contains(&w.name) {
+            continue;
+        }
         let what = format!("workload {}, concurrency {level}", w.name);
         executor::announce(&rep, Some(&what), observer);
         open_connections(clients, connections, level, &table).await?;
         let seed = plan.seed ^ u64::from(rep.index).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let mut ops = w.operations(present, seed);
-        present += ops
-            .iter()
-            .filter(|op| matches!(op, Op::Insert { .. }))
-            .count() as i64;
-        for kind in &lacking {
-            if ops.iter().any(|op| op.kind() == *kind) {
-                let name = format!("{} {}", w.name, kind.name());
-                if !not_applicable.contains(&name) {
-                    observer.not_applicable(&name);
-                    not_applicable.push(name);
-                }
-            }
-        }
-        ops.retain(|op| !lacking.contains(&op.kind()));
+        let source = ops::Source::drawn(w.draw(present, seed), w.operation_count);
         let how = (w.name.as_str(), level, plan.rate);
-        let ran = execute(clients, connections, w, &truth, ops, how, observer).await?;
+        let ran = execute(clients, connections, w, &truth, source, how, observer).await?;
+        present = ran.issued.unwrap_or(present);
         if rep.counted() || ran.failure.is_some() {
             measured.extend(ran.runs);
         }
         result.phases = phases(&measured, &operations);
-        result.not_applicable.clone_from(&not_applicable);
         observer.phases_recorded(result);
         if let Some(e) = ran.failure {
             return Err(e);
         }
     }
     Ok(())
+}
+
+/// Why the store cannot run `w`: the operations it needs that the store lacks, each with
+/// the store's reason (`lacking`); `None` when it can.
+fn not_runnable(w: &Workload, lacking: &[(OpKind, String)]) -> Option<String> {
+    let missing: Vec<String> = lacking
+        .iter()
+        .filter(|(kind, _)| w.proportion(*kind) > 0.0)
+        .map(|(kind, why)| format!("no {}: {why}", kind.name()))
+        .collect();
+    (!missing.is_empty()).then(|| missing.join("; "))
+}
+
+/// The report rows of a workload: one per operation type it makes (a read-modify-write's
+/// read and update counted too), then its total when it makes more than one.
+fn rows_of(w: &Workload) -> Vec<String> {
+    let makes = |kind: OpKind| {
+        w.proportion(kind) > 0.0
+            || (matches!(kind, OpKind::Read | OpKind::Update)
+                && w.proportion(OpKind::ReadModifyWrite) > 0.0)
+    };
+    let mut rows: Vec<String> = OpKind::ALL
+        .into_iter()
+        .filter(|&k| makes(k))
+        .map(|k| format!("{} {}", w.name, k.name()))
+        .collect();
+    if rows.len() > 1 {
+        rows.push(w.name.clone());
+    }
+    rows
 }
 
 /// The measured runs, aggregated per phase, each operation type's phase naming how the
@@ -201,26 +235,31 @@ async fn open_connections<C: Connect<Store: YcsbStore> + Send + 'static>(
     Ok(())
 }
 
-/// One run's outcome: its phase runs (one per operation type, and the whole run), and
-/// its first failure.
+/// One run's outcome: its phase runs (one per operation type, and the whole run), its
+/// first failure, and the records inserted or handed out to insert at its end (of a run
+/// whose operations were drawn).
 struct Ran {
     runs: Vec<PhaseRun>,
     failure: Option<anyhow::Error>,
+    issued: Option<i64>,
 }
 
-/// Runs `ops` over `concurrency` tasks (operation `i` on task `i mod concurrency`, each on
-/// its own connection and its connection's event loop, `rate`: open loop), checking every
-/// answer; the run is split into one phase per operation type, and the whole run.
+/// Runs the operations of `source` over `concurrency` tasks (each on its own connection and
+/// its connection's event loop, `rate`: open loop), checking every answer; the run is split
+/// into one phase per operation type, and the whole run.
 async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     workload: &Workload,
     truth: &Arc<Truth>,
-    ops: Vec<Op>,
+    source: ops::Source,
     (name, concurrency, rate): (&str, Concurrency, Option<f64>),
     observer: &mut dyn Observer,
 ) -> Result<Ran> {
-    let total_ops = ops.len() as u64;
+    let total_ops = match &source {
+        ops::Source::Given(ops) => ops.len() as u64,
+        ops::Source::Drawn { count, .. } => *count,
+    };
     let size = Size {
         name: name.to_string(),
         records: total_ops,
@@ -230,10 +269,10 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     let op = Arc::new(ops::Operations::<C> {
         workload: Arc::new(workload.clone()),
         truth: Arc::clone(truth),
-        ops: Arc::new(ops),
+        source,
         store: std::marker::PhantomData,
     });
-    let ran = executor::execute(clients, connections, &phase, op, observer).await?;
+    let ran = executor::execute(clients, connections, &phase, Arc::clone(&op), observer).await?;
     let failure = ran.failure(name);
     let total = ran.run;
     let mut histograms: Vec<Histogram<u64>> = OpKind::ALL
@@ -304,5 +343,9 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     for run in &runs {
         observer.phase_finished(&measure::aggregate(std::slice::from_ref(run)));
     }
-    Ok(Ran { runs, failure })
+    Ok(Ran {
+        runs,
+        failure,
+        issued: op.source.issued(),
+    })
 }

@@ -1,25 +1,21 @@
-//! One task of a YCSB run: its share of the operations, each timed around the store's calls
-//! alone and each answer checked against [`Truth`]. As in YCSB, a read-modify-write's read
+//! One task of a YCSB run: its share of the operations (a run's drawn as the task makes
+//! them, over the acknowledged records), each timed around the store's calls alone and each
+//! answer checked against [`Truth`]. As in YCSB, a read-modify-write's read
 //! and update are also counted as a READ and an UPDATE.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use hdrhistogram::Histogram;
 
 use super::truth::{Insert, Truth};
-use crate::interrupt;
 use crate::measure;
 use crate::store::{YcsbFields, YcsbStore};
 use crate::suite::clients::Connect;
 use crate::suite::executor::{Done, Operation, Problem, Timing};
-use crate::workload::ycsb::{self, Op, OpKind, Workload};
-
-/// How long an operation waits for the insert of its record, running on another
-/// connection, before it is an error.
-const INSERT_WAIT: Duration = Duration::from_secs(60);
+use crate::workload::ycsb::{self, Draw, Op, OpKind, Workload};
 
 fn problem(kind: &'static str, message: impl Into<String>) -> Problem {
     Problem::new(kind, message)
@@ -29,22 +25,50 @@ fn store_error(what: &str, e: &anyhow::Error) -> Problem {
     problem("store error", format!("{what}: {}", crate::error::chain(e)))
 }
 
-/// The operations of one YCSB run, drawn up front; operation `i` runs on task
-/// `i mod tasks`.
+/// The operations of one YCSB phase: the load's, given up front, or a run's, drawn as they
+/// are made.
 pub(super) struct Operations<C> {
     pub workload: Arc<Workload>,
     pub truth: Arc<Truth>,
-    pub ops: Arc<Vec<Op>>,
+    pub source: Source,
     pub store: std::marker::PhantomData<fn() -> C>,
 }
 
-/// What waiting for a record's insert came to.
-enum Wait {
+/// Where a phase's operations come from.
+pub(super) enum Source {
+    /// Given up front: operation `i` runs on task `i mod tasks`.
+    Given(Arc<Vec<Op>>),
+    /// `count` operations, each drawn by the task that makes it when its turn comes, over
+    /// the records whose insert is acknowledged then (YCSB's threads share one generator
+    /// so).
+    Drawn { draw: Box<Mutex<Draw>>, count: u64 },
+}
+
+impl Source {
+    /// A run's operations, drawn from `draw`.
+    pub fn drawn(draw: Draw, count: u64) -> Self {
+        Source::Drawn {
+            draw: Box::new(Mutex::new(draw)),
+            count,
+        }
+    }
+
+    /// The records inserted or handed out to insert once the phase is over.
+    pub fn issued(&self) -> Option<i64> {
+        match self {
+            Source::Given(_) => None,
+            Source::Drawn { draw, .. } => {
+                Some(draw.lock().expect("no panics under the lock").issued())
+            }
+        }
+    }
+}
+
+/// Where the record an operation works on stands.
+enum Record {
     Ready,
     /// Its insert failed (an error already counted): the operation is left out.
     Skip,
-    /// The run is stopping.
-    Stop,
 }
 
 impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> {
@@ -52,7 +76,8 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
     /// Latencies per operation type ([`OpKind::ALL`]'s order; a read-modify-write's read
     /// and update counted as well).
     type Task = Vec<Histogram<u64>>;
-    type Item = Op;
+    /// The operation, when given up front; `None`: drawn when made.
+    type Item = Option<Op>;
 
     async fn counters(store: &mut C::Store) -> Option<BTreeMap<String, u64>> {
         crate::suite::counters_now(store).await
@@ -65,11 +90,18 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
             .collect()
     }
 
-    fn items(&self, task: usize, tasks: usize) -> impl Iterator<Item = (u64, Op)> + Send + 'static {
-        let ops = Arc::clone(&self.ops);
-        (task..ops.len())
+    fn items(
+        &self,
+        task: usize,
+        tasks: usize,
+    ) -> impl Iterator<Item = (u64, Option<Op>)> + Send + 'static {
+        let (ops, count) = match &self.source {
+            Source::Given(ops) => (Some(Arc::clone(ops)), ops.len() as u64),
+            Source::Drawn { count, .. } => (None, *count),
+        };
+        (task as u64..count)
             .step_by(tasks)
-            .map(move |i| (i as u64, ops[i]))
+            .map(move |i| (i, ops.as_ref().map(|ops| ops[i as usize])))
     }
 
     async fn perform(
@@ -77,17 +109,31 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
         store: &mut C::Store,
         histograms: &mut Vec<Histogram<u64>>,
         i: u64,
-        op: Op,
+        item: Option<Op>,
     ) -> Done {
         if self.truth.given_up() {
             return Done::Stop;
         }
-        match wait_for_record(&self.truth, op).await {
-            Ok(Wait::Ready) => {}
-            Ok(Wait::Skip) => return Done::Skipped,
-            Ok(Wait::Stop) => return Done::Stop,
+        let op = match (item, &self.source) {
+            (Some(op), _) => op,
+            (None, Source::Drawn { draw, .. }) => {
+                let acknowledged = self.truth.acknowledged();
+                draw.lock()
+                    .expect("no panics under the lock")
+                    .next(acknowledged - 1)
+            }
+            (None, Source::Given(_)) => unreachable!("given operations come with their item"),
+        };
+        match record_of(&self.truth, op) {
+            Ok(Record::Ready) => {}
+            Ok(Record::Skip) => return Done::Skipped,
             Err(p) => {
-                let message = format!("operation {i}: {}: {}", p.kind, p.message);
+                let message = format!(
+                    "operation {i} ({}): {}: {}",
+                    describe(op),
+                    p.kind,
+                    p.message
+                );
                 return Done::Untimed(Problem::new(p.kind, message));
             }
         }
@@ -369,44 +415,24 @@ impl<S: YcsbStore> Call<'_, S> {
     }
 }
 
-/// Waits until the record `op` works on is inserted (by another connection, an
-/// operation earlier in the run): YCSB draws only acknowledged records, and so must a
-/// run that shares its operations out.
-async fn wait_for_record(truth: &Truth, op: Op) -> Result<Wait, Problem> {
+/// Where the record `op` works on stands. Records are drawn among the acknowledged ones, so
+/// that no operation waits for an insert: one that is not is an error of the run.
+fn record_of(truth: &Truth, op: Op) -> Result<Record, Problem> {
     let record = match op {
         Op::Read { key, .. } | Op::Update { key, .. } => key,
         Op::ReadModifyWrite { key, .. } => key,
-        Op::Insert { .. } | Op::Scan { .. } => return Ok(Wait::Ready),
+        Op::Insert { .. } | Op::Scan { .. } => return Ok(Record::Ready),
     };
-    let since = Instant::now();
-    let mut spins = 0_u32;
-    loop {
-        let state = truth
-            .insert_state(record)
-            .map_err(|e| problem("run error", format!("{e:#}")))?;
-        match state {
-            Insert::Done => return Ok(Wait::Ready),
-            Insert::Failed => return Ok(Wait::Skip),
-            Insert::NotStarted | Insert::Running => {}
-        }
-        if interrupt::requested() || truth.given_up() {
-            return Ok(Wait::Stop);
-        }
-        if since.elapsed() > INSERT_WAIT {
-            return Err(problem(
-                "missing record",
-                format!(
-                    "record {record} was not inserted within {}s",
-                    INSERT_WAIT.as_secs()
-                ),
-            ));
-        }
-        spins += 1;
-        if spins < 64 {
-            tokio::task::yield_now().await;
-        } else {
-            tokio::time::sleep(Duration::from_micros(200)).await;
-        }
+    let state = truth
+        .insert_state(record)
+        .map_err(|e| problem("run error", format!("{e:#}")))?;
+    match state {
+        Insert::Done => Ok(Record::Ready),
+        Insert::Failed => Ok(Record::Skip),
+        Insert::NotStarted | Insert::Running => Err(problem(
+            "unacknowledged record",
+            format!("record {record} was chosen before its insert was acknowledged"),
+        )),
     }
 }
 

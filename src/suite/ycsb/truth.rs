@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Mutex;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use anyhow::{Result, bail};
 
@@ -77,10 +77,13 @@ pub struct Truth {
     fields: usize,
     /// Per chunk of records: `1 + fields` words per record (its state, then its fields).
     chunks: Vec<OnceLock<Box<[AtomicU64]>>>,
+    /// YCSB's acknowledged counter: the records `0..acknowledged` have all ended their
+    /// insert (acknowledged or refused).
+    acknowledged: AtomicI64,
     /// Every key inserted or being inserted, in key order, with its record's number: for
     /// checking scans.
     keys: Option<Mutex<BTreeMap<String, i64>>>,
-    /// Set when a task gave up: the others stop waiting for its inserts.
+    /// Set when a task gave up: the others stop too.
     given_up: AtomicBool,
 }
 
@@ -91,6 +94,7 @@ impl Truth {
         Truth {
             fields,
             chunks: (0..chunks).map(|_| OnceLock::new()).collect(),
+            acknowledged: AtomicI64::new(0),
             keys: scans.then(|| Mutex::new(BTreeMap::new())),
             given_up: AtomicBool::new(false),
         }
@@ -126,8 +130,35 @@ impl Truth {
     /// The insert of `record` ended: acknowledged, or refused.
     pub fn insert_ended(&self, record: i64, acknowledged: bool) -> Result<()> {
         let state = if acknowledged { PRESENT } else { FAILED };
-        self.word(record, 0)?.store(state, Ordering::Release);
-        Ok(())
+        self.word(record, 0)?.store(state, Ordering::SeqCst);
+        // The counter moves past every record whose insert has ended, as far as they run
+        // without a gap. Whoever ends the record it stops at moves it on: the state is
+        // stored before the counter is read, the counter moved before a state is read.
+        let mut at = self.acknowledged.load(Ordering::SeqCst);
+        loop {
+            let ended = match self.word(at, 0) {
+                Ok(word) => matches!(word.load(Ordering::SeqCst), PRESENT | FAILED),
+                Err(_) => false,
+            };
+            if !ended {
+                return Ok(());
+            }
+            at = match self.acknowledged.compare_exchange(
+                at,
+                at + 1,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => at + 1,
+                Err(seen) => seen,
+            };
+        }
+    }
+
+    /// The records `0..n` whose inserts have all ended: `n`. A run chooses the records of
+    /// its reads, updates and scans among them, so that none waits for an insert.
+    pub fn acknowledged(&self) -> i64 {
+        self.acknowledged.load(Ordering::SeqCst)
     }
 
     /// Where the insert of `record` is.
@@ -145,7 +176,7 @@ impl Truth {
         Ok(self.insert_state(record)? == Insert::Done)
     }
 
-    /// A task gave up (too many errors, or an interrupt): nobody waits for its inserts.
+    /// A task gave up (too many errors, or an interrupt): the others stop too.
     pub fn give_up(&self) {
         self.given_up.store(true, Ordering::Release);
     }
@@ -338,6 +369,40 @@ mod tests {
                 highest: 4
             }
         );
+    }
+
+    #[test]
+    fn the_acknowledged_counter_stops_at_the_first_insert_not_ended() {
+        let t = Truth::new(100, 1, false);
+        for record in 0..4 {
+            t.insert_started(record, &format!("user{record}")).unwrap();
+        }
+        assert_eq!(t.acknowledged(), 0);
+        t.insert_ended(1, true).unwrap();
+        t.insert_ended(3, true).unwrap();
+        assert_eq!(t.acknowledged(), 0, "record 0 is still running");
+        t.insert_ended(0, true).unwrap();
+        assert_eq!(t.acknowledged(), 2, "up to the gap at record 2");
+        // A refused insert has ended too, as YCSB acknowledges it.
+        t.insert_ended(2, false).unwrap();
+        assert_eq!(t.acknowledged(), 4);
+        // From many threads at once, in any order: every record ends up acknowledged.
+        let t = std::sync::Arc::new(Truth::new(4_000, 1, false));
+        let threads: Vec<_> = (0..4_i64)
+            .map(|thread| {
+                let t = std::sync::Arc::clone(&t);
+                std::thread::spawn(move || {
+                    for record in (thread..4_000).step_by(4) {
+                        t.insert_started(record, "k").unwrap();
+                        t.insert_ended(record, true).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert_eq!(t.acknowledged(), 4_000);
     }
 
     #[test]

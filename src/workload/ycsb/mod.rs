@@ -10,7 +10,7 @@ pub mod properties;
 mod values;
 mod workload;
 
-pub use operations::{Op, OpKind};
+pub use operations::{Draw, Op, OpKind};
 pub use properties::CORE;
 pub use values::{is_value, value, version_in, write_value};
 pub use workload::{Distribution, Proportions, ScanLength, Workload};

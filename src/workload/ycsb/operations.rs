@@ -1,5 +1,6 @@
-//! The operation sequence of a run: YCSB's `CoreWorkload` choosing each operation's type,
-//! record, scan length and field with YCSB's generators, from a seed.
+//! The operations of a run: YCSB's `CoreWorkload` choosing each operation's type, record,
+//! scan length and field with YCSB's generators, from a seed, one operation at a time over
+//! the records whose insert is acknowledged.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
@@ -11,10 +12,22 @@ use super::workload::{Distribution, ScanLength, Workload};
 
 impl Workload {
     /// The operation sequence of one run, on a store holding records `0..present` (the
-    /// load's, and the inserts of the runs before): `operationcount` operations drawn with
-    /// YCSB's generators from `seed`. Reads, updates and scans only name records already
-    /// inserted, as YCSB's acknowledged counter has them; inserts take the next numbers.
+    /// load's, and the inserts of the runs before), as one connection makes it:
+    /// `operationcount` operations drawn with YCSB's generators from `seed`, each insert
+    /// acknowledged before the next operation is drawn (see [`Draw`]).
     pub fn operations(&self, present: i64, seed: u64) -> Vec<Op> {
+        let mut draw = self.draw(present, seed);
+        (0..self.operation_count)
+            .map(|_| {
+                let last = draw.issued() - 1;
+                draw.next(last)
+            })
+            .collect()
+    }
+
+    /// The generator of one run's operations, on a store holding records `0..present`,
+    /// from `seed`: each operation is drawn when it is made (see [`Draw::next`]).
+    pub fn draw(&self, present: i64, seed: u64) -> Draw {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         // One stream per workload, so that two workloads of one seed differ.
         rng.set_stream(self.name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
@@ -24,7 +37,7 @@ impl Workload {
         let keys = self.key_count() as i64;
         let p = self.proportions;
         let expected_inserts = (self.operation_count as f64 * p.insert * 2.0) as i64;
-        let mut chooser = match self.distribution {
+        let chooser = match self.distribution {
             Distribution::Uniform => Chooser::Uniform(Uniform::new(start, start + keys - 1)),
             Distribution::Zipfian => Chooser::Zipfian(ScrambledZipfian::new(
                 start,
@@ -42,78 +55,113 @@ impl Workload {
             }
         };
         let (min_scan, max_scan) = (self.min_scan_length as i64, self.max_scan_length as i64);
-        let mut scan_length = match self.scan_length {
+        let scan_length = match self.scan_length {
             ScanLength::Uniform => ScanChooser::Uniform(Uniform::new(min_scan, max_scan)),
             ScanLength::Zipfian => ScanChooser::Zipfian(Zipfian::new(min_scan, max_scan)),
         };
-        let fields = Uniform::new(0, i64::from(self.field_count) - 1);
-        let weights = [
-            (p.read, OpKind::Read),
-            (p.update, OpKind::Update),
-            (p.insert, OpKind::Insert),
-            (p.scan, OpKind::Scan),
-            (p.read_modify_write, OpKind::ReadModifyWrite),
-        ];
-        let mut next_insert = present;
-        let mut ops = Vec::with_capacity(self.operation_count as usize);
-        for _ in 0..self.operation_count {
-            // YCSB's DiscreteGenerator: the first kind whose share covers the draw.
-            let mut draw = generators::next_f64(&mut rng);
-            let kind = weights
-                .iter()
-                .filter(|(w, _)| *w > 0.0)
-                .find(|(w, _)| {
-                    let hit = draw < *w;
-                    draw -= *w;
-                    hit
-                })
-                .or_else(|| weights.iter().rev().find(|(w, _)| *w > 0.0))
-                .map(|&(_, k)| k)
-                .expect("the proportions sum to 1");
-            let last = next_insert - 1;
-            let one_field =
-                |rng: &mut ChaCha8Rng, all: bool| (!all).then(|| fields.next(rng) as u16);
-            let op = match kind {
-                OpKind::Read => {
-                    let key = chooser.key(&mut rng, last);
-                    Op::Read {
-                        key,
-                        field: one_field(&mut rng, self.read_all_fields),
-                    }
-                }
-                OpKind::Update => {
-                    let key = chooser.key(&mut rng, last);
-                    Op::Update {
-                        key,
-                        field: one_field(&mut rng, self.write_all_fields),
-                    }
-                }
-                OpKind::Insert => {
-                    next_insert += 1;
-                    Op::Insert { key: last + 1 }
-                }
-                OpKind::Scan => {
-                    let start = chooser.key(&mut rng, last);
-                    let len = scan_length.next(&mut rng) as u32;
-                    Op::Scan {
-                        start,
-                        len,
-                        field: one_field(&mut rng, self.read_all_fields),
-                    }
-                }
-                OpKind::ReadModifyWrite => {
-                    let key = chooser.key(&mut rng, last);
-                    let read_field = one_field(&mut rng, self.read_all_fields);
-                    Op::ReadModifyWrite {
-                        key,
-                        read_field,
-                        write_field: one_field(&mut rng, self.write_all_fields),
-                    }
-                }
-            };
-            ops.push(op);
+        Draw {
+            rng,
+            chooser,
+            scan_length,
+            fields: Uniform::new(0, i64::from(self.field_count) - 1),
+            weights: [
+                (p.read, OpKind::Read),
+                (p.update, OpKind::Update),
+                (p.insert, OpKind::Insert),
+                (p.scan, OpKind::Scan),
+                (p.read_modify_write, OpKind::ReadModifyWrite),
+            ],
+            read_all_fields: self.read_all_fields,
+            write_all_fields: self.write_all_fields,
+            next_insert: present,
         }
-        ops
+    }
+}
+
+/// The operations of one run, drawn one at a time as YCSB's `CoreWorkload` draws them: the
+/// operation type, then the record among those whose insert is acknowledged (YCSB's
+/// `AcknowledgedCounterGenerator`), the scan length and the field. An insert takes the next
+/// record number, whether or not the inserts before it are acknowledged yet.
+pub struct Draw {
+    rng: ChaCha8Rng,
+    chooser: Chooser,
+    scan_length: ScanChooser,
+    fields: Uniform,
+    weights: [(f64, OpKind); 5],
+    read_all_fields: bool,
+    write_all_fields: bool,
+    next_insert: i64,
+}
+
+impl Draw {
+    /// The next operation; `acknowledged`: the highest record number up to which every
+    /// insert is acknowledged (a read, update or scan chooses among those records alone,
+    /// and so never waits for an insert).
+    pub fn next(&mut self, acknowledged: i64) -> Op {
+        let rng = &mut self.rng;
+        // YCSB's DiscreteGenerator: the first kind whose share covers the draw.
+        let mut draw = generators::next_f64(rng);
+        let weights = &self.weights;
+        let kind = weights
+            .iter()
+            .filter(|(w, _)| *w > 0.0)
+            .find(|(w, _)| {
+                let hit = draw < *w;
+                draw -= *w;
+                hit
+            })
+            .or_else(|| weights.iter().rev().find(|(w, _)| *w > 0.0))
+            .map(|&(_, k)| k)
+            .expect("the proportions sum to 1");
+        let last = acknowledged;
+        let fields = self.fields;
+        let one_field = |rng: &mut ChaCha8Rng, all: bool| (!all).then(|| fields.next(rng) as u16);
+        match kind {
+            OpKind::Read => {
+                let key = self.chooser.key(rng, last);
+                Op::Read {
+                    key,
+                    field: one_field(rng, self.read_all_fields),
+                }
+            }
+            OpKind::Update => {
+                let key = self.chooser.key(rng, last);
+                Op::Update {
+                    key,
+                    field: one_field(rng, self.write_all_fields),
+                }
+            }
+            OpKind::Insert => {
+                self.next_insert += 1;
+                Op::Insert {
+                    key: self.next_insert - 1,
+                }
+            }
+            OpKind::Scan => {
+                let start = self.chooser.key(rng, last);
+                let len = self.scan_length.next(rng) as u32;
+                Op::Scan {
+                    start,
+                    len,
+                    field: one_field(rng, self.read_all_fields),
+                }
+            }
+            OpKind::ReadModifyWrite => {
+                let key = self.chooser.key(rng, last);
+                let read_field = one_field(rng, self.read_all_fields);
+                Op::ReadModifyWrite {
+                    key,
+                    read_field,
+                    write_field: one_field(rng, self.write_all_fields),
+                }
+            }
+        }
+    }
+
+    /// The records inserted or handed out to insert: the store's records and this run's
+    /// inserts so far.
+    pub fn issued(&self) -> i64 {
+        self.next_insert
     }
 }
 

@@ -1,8 +1,8 @@
-//! YCSB's workload files, the six core ones ([`CORE`]) or another: Java properties
-//! (`key=value`, `key: value` or `key value` lines, `#` and `!` comments), read into a
-//! [`Workload`] key by key. An unknown key, a malformed line or a value out of range is an
-//! error naming its line; a key of YCSB's that dbcompare does not support is refused with
-//! the reason, never ignored.
+//! YCSB's workload files, the six core ones ([`CORE`]) or another: Java properties, read as
+//! Java's `Properties` reads them, into a [`Workload`] key by key. Every key of YCSB's
+//! `CoreWorkload` and client is one of [`KEYS`], honoured or refused with the reason, never
+//! ignored; an unknown key, a malformed line or a value out of range is an error naming its
+//! line (and the range).
 
 use super::workload::{Distribution, ScanLength, Workload};
 
@@ -15,6 +15,133 @@ pub const CORE: [(char, &str); 6] = [
     ('e', include_str!("../../../workloads/workloade")),
     ('f', include_str!("../../../workloads/workloadf")),
 ];
+
+/// What dbcompare does with one of YCSB's keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// Every value YCSB takes (in dbcompare's range, which a refusal names).
+    Honoured,
+    /// The values named; any other is refused, saying why.
+    Only(&'static str),
+    /// Refused whatever its value, for the reason given.
+    Refused(&'static str),
+}
+
+/// Why YCSB's client settings are refused.
+const CLIENT_SETTING: &str =
+    "a setting of YCSB's client, not of the workload: dbcompare measures and reports on its own";
+
+/// Why YCSB's insert error handling is refused.
+const INSERT_ERRORS: &str = "a failed insert is an error that fails the store's run in dbcompare (never retried, never \
+     passed over)";
+
+/// Why the keys of field lengths other than constant are refused.
+const FIELD_LENGTHS: &str = "only for a fieldlengthdistribution other than constant, which \
+                             dbcompare does not support (every value is checked against the \
+                             one written)";
+
+/// Every key of YCSB's `CoreWorkload` (and of its client, which a workload file may hold
+/// too), and what dbcompare does with it. Any other key is refused as not one of YCSB's.
+pub const KEYS: &[(&str, Handling)] = &[
+    (
+        "workload",
+        Handling::Only("site.ycsb.workloads.CoreWorkload or com.yahoo.ycsb.workloads.CoreWorkload"),
+    ),
+    ("recordcount", Handling::Honoured),
+    ("operationcount", Handling::Honoured),
+    ("table", Handling::Honoured),
+    ("fieldcount", Handling::Honoured),
+    ("fieldlength", Handling::Honoured),
+    ("fieldlengthdistribution", Handling::Only("constant")),
+    ("minfieldlength", Handling::Refused(FIELD_LENGTHS)),
+    ("fieldlengthhistogram", Handling::Refused(FIELD_LENGTHS)),
+    ("fieldnameprefix", Handling::Honoured),
+    ("readallfields", Handling::Honoured),
+    ("readallfieldsbyname", Handling::Only("true")),
+    ("writeallfields", Handling::Honoured),
+    ("dataintegrity", Handling::Only("true")),
+    ("readproportion", Handling::Honoured),
+    ("updateproportion", Handling::Honoured),
+    ("insertproportion", Handling::Honoured),
+    ("scanproportion", Handling::Honoured),
+    ("readmodifywriteproportion", Handling::Honoured),
+    (
+        "requestdistribution",
+        Handling::Only("uniform, zipfian, latest, hotspot, sequential"),
+    ),
+    (
+        "exponential.percentile",
+        Handling::Refused("requestdistribution=exponential is not supported"),
+    ),
+    (
+        "exponential.frac",
+        Handling::Refused("requestdistribution=exponential is not supported"),
+    ),
+    ("hotspotdatafraction", Handling::Honoured),
+    ("hotspotopnfraction", Handling::Honoured),
+    ("minscanlength", Handling::Honoured),
+    ("maxscanlength", Handling::Honoured),
+    ("scanlengthdistribution", Handling::Honoured),
+    ("insertorder", Handling::Honoured),
+    ("insertstart", Handling::Honoured),
+    ("insertcount", Handling::Honoured),
+    ("zeropadding", Handling::Honoured),
+    (
+        "core_workload_insertion_retry_limit",
+        Handling::Refused(INSERT_ERRORS),
+    ),
+    (
+        "core_workload_insertion_retry_interval",
+        Handling::Refused(INSERT_ERRORS),
+    ),
+    (
+        "core_workload_insertion_keep_going_on_error",
+        Handling::Refused(INSERT_ERRORS),
+    ),
+    (
+        "threadcount",
+        Handling::Refused("set the connections with dbcompare's --concurrency"),
+    ),
+    (
+        "target",
+        Handling::Refused("set an open-loop rate with dbcompare's --rate"),
+    ),
+    (
+        "maxexecutiontime",
+        Handling::Refused(
+            "a run is operationcount operations in dbcompare, never cut short by a clock",
+        ),
+    ),
+    ("db", Handling::Refused("the store is dbcompare's --store")),
+    (
+        "columnfamily",
+        Handling::Refused(
+            "a setting of some of YCSB's database bindings; no store of dbcompare's has one",
+        ),
+    ),
+    ("exporter", Handling::Refused(CLIENT_SETTING)),
+    ("exportfile", Handling::Refused(CLIENT_SETTING)),
+    ("measurementtype", Handling::Refused(CLIENT_SETTING)),
+    ("measurement.interval", Handling::Refused(CLIENT_SETTING)),
+    (
+        "measurement.raw.output_file",
+        Handling::Refused(CLIENT_SETTING),
+    ),
+    ("measurement.trackjvm", Handling::Refused(CLIENT_SETTING)),
+    ("histogram.buckets", Handling::Refused(CLIENT_SETTING)),
+    ("timeseries.granularity", Handling::Refused(CLIENT_SETTING)),
+    (
+        "reportlatencyforeacherror",
+        Handling::Refused(CLIENT_SETTING),
+    ),
+    ("latencytrackederrors", Handling::Refused(CLIENT_SETTING)),
+    ("status.interval", Handling::Refused(CLIENT_SETTING)),
+];
+
+/// What dbcompare does with `key`, if it is one of YCSB's.
+pub fn handling(key: &str) -> Option<Handling> {
+    KEYS.iter().find(|(k, _)| *k == key).map(|&(_, h)| h)
+}
 
 /// Where a property came from, for messages: a line of a file, or a `--property`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,84 +167,185 @@ pub struct Property {
     pub value: String,
 }
 
-/// The properties of a workload file's text, in order.
+/// Java's `Properties` whitespace: space, tab and form feed.
+fn java_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\u{c}')
+}
+
+/// The properties of a workload file's text, in order, read as Java's `Properties.load`
+/// reads them: lines end at `\n`, `\r\n` or `\r`; `#` and `!` start comment lines; a line
+/// ending in an odd number of backslashes goes on on the next (its leading whitespace
+/// dropped); the key runs to the first unescaped `=`, `:` or whitespace, then whitespace,
+/// one `=` or `:` and whitespace are skipped; the value is the rest of the line, trailing
+/// whitespace kept; escapes (`\t`, `\n`, `\r`, `\f`, `\uXXXX`, and `\` before any other
+/// character for that character) stand for their character in key and value. A property
+/// names the line it starts on. A line with no key, or a malformed `\u` escape (which Java
+/// refuses too), is an error naming its line.
 pub fn parse(text: &str, source: &str) -> Result<Vec<Property>, String> {
     let mut properties = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        let origin = Origin::Line {
-            source: source.to_string(),
-            line: i + 1,
+    // The logical line being read: the line it started on, and its text so far.
+    let mut pending: Option<(usize, String)> = None;
+    for (i, raw) in physical_lines(text).enumerate() {
+        let line = raw.trim_start_matches(java_space);
+        let (start, mut logical) = match pending.take() {
+            Some(started) => started,
+            None if line.is_empty() || line.starts_with(['#', '!']) => continue,
+            None => (i + 1, String::new()),
         };
-        if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+        let slashes = line.chars().rev().take_while(|&c| c == '\\').count();
+        if slashes % 2 == 1 {
+            logical.push_str(&line[..line.len() - 1]);
+            pending = Some((start, logical));
             continue;
         }
-        if line.ends_with('\\') {
-            return Err(format!(
-                "{origin}: a line continued with '\\' is not supported"
-            ));
-        }
-        let split = line
-            .find(['=', ':'])
-            .map(|at| (&line[..at], &line[at + 1..]))
-            .or_else(|| line.split_once(char::is_whitespace));
-        let Some((key, value)) = split else {
-            return Err(format!("{origin}: '{line}' is not key=value"));
-        };
-        let key = key.trim();
-        if key.is_empty() || key.contains(char::is_whitespace) {
-            return Err(format!("{origin}: '{line}' is not key=value"));
-        }
-        properties.push(Property {
-            origin,
-            key: key.to_string(),
-            value: value.trim().to_string(),
-        });
+        logical.push_str(line);
+        properties.push(property(&logical, line_of(source, start))?);
+    }
+    if let Some((start, logical)) = pending {
+        properties.push(property(&logical, line_of(source, start))?);
     }
     Ok(properties)
 }
 
-/// A `--property KEY=VALUE`.
+fn line_of(source: &str, line: usize) -> Origin {
+    Origin::Line {
+        source: source.to_string(),
+        line,
+    }
+}
+
+/// The lines of `text`, each ending at `\n`, `\r\n` or `\r` (as Java's `Properties`).
+fn physical_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        let line = &rest[..end];
+        let eol = if rest[end..].starts_with("\r\n") {
+            2
+        } else {
+            usize::from(end < rest.len())
+        };
+        rest = &rest[end + eol..];
+        Some(line)
+    })
+}
+
+/// One logical line (its leading whitespace dropped) as a property.
+fn property(logical: &str, origin: Origin) -> Result<Property, String> {
+    let mut chars = logical.chars().peekable();
+    let mut key = String::new();
+    while let Some(&c) = chars.peek() {
+        if c == '=' || c == ':' || java_space(c) {
+            break;
+        }
+        chars.next();
+        match c {
+            '\\' => key.push(unescape(&mut chars, &origin)?),
+            c => key.push(c),
+        }
+    }
+    while chars.next_if(|&c| java_space(c)).is_some() {}
+    if chars.next_if(|&c| c == '=' || c == ':').is_some() {
+        while chars.next_if(|&c| java_space(c)).is_some() {}
+    }
+    let mut value = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => value.push(unescape(&mut chars, &origin)?),
+            c => value.push(c),
+        }
+    }
+    if key.is_empty() {
+        return Err(format!("{origin}: '{logical}' has no key"));
+    }
+    Ok(Property { origin, key, value })
+}
+
+/// The character an escape stands for, its backslash read. A backslash that ends the text
+/// (after an even number before it: not a continuation) stands for nothing in Java; it is
+/// kept here as itself.
+fn unescape(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    origin: &Origin,
+) -> Result<char, String> {
+    Ok(match chars.next() {
+        Some('t') => '\t',
+        Some('n') => '\n',
+        Some('r') => '\r',
+        Some('f') => '\u{c}',
+        Some('u') => {
+            let hex: String = chars.by_ref().take(4).collect();
+            (hex.len() == 4 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(&hex, 16).ok())
+                .flatten()
+                .and_then(char::from_u32)
+                .ok_or_else(|| format!("{origin}: malformed \\uxxxx escape \\u{hex}"))?
+        }
+        Some(other) => other,
+        None => '\\',
+    })
+}
+
+/// A `--property KEY=VALUE`, taken as YCSB's `-p` takes it: the key before the first `=`,
+/// the value after it, both as given.
 pub fn flag(entry: &str) -> Result<Property, String> {
     let (key, value) = entry
         .split_once('=')
         .ok_or_else(|| format!("--property: expected KEY=VALUE, got '{entry}'"))?;
     Ok(Property {
         origin: Origin::Flag,
-        key: key.trim().to_string(),
-        value: value.trim().to_string(),
+        key: key.to_string(),
+        value: value.to_string(),
     })
 }
 
-/// YCSB's keys dbcompare refuses, and why.
-fn refused(key: &str) -> Option<&'static str> {
-    Some(match key {
-        "threadcount" => "set the connections with dbcompare's --concurrency",
-        "target" => "set an open-loop rate with dbcompare's --rate",
-        "db"
-        | "exporter"
-        | "exportfile"
-        | "measurementtype"
-        | "measurement.interval"
-        | "histogram.buckets"
-        | "timeseries.granularity"
-        | "status.interval"
-        | "maxexecutiontime" => {
-            "a setting of YCSB's client, not of the workload: dbcompare measures and reports \
-             on its own"
-        }
-        "fieldlengthhistogram" | "minfieldlength" => {
-            "only for fieldlengthdistribution other than constant, which dbcompare does not \
-             support (every value is checked against the one written)"
-        }
-        "core_workload_insertion_retry_limit" | "core_workload_insertion_retry_interval" => {
-            "a failed insert fails the store's run in dbcompare"
-        }
-        "exponential.percentile" | "exponential.frac" => {
-            "requestdistribution exponential is not supported"
-        }
-        _ => return None,
-    })
+/// Java's `Long.parseLong` of `v` (an optional sign, ASCII digits), in `min..=max`.
+fn count(v: &str, min: u64, max: u64) -> Result<u64, String> {
+    let digits = v.strip_prefix('+').unwrap_or(v);
+    let n: u64 = (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+        .ok_or_else(|| format!("{v:?} is not a whole number"))?;
+    match (min..=max).contains(&n) {
+        true => Ok(n),
+        false if max == u64::MAX => Err(format!("must be at least {min}")),
+        false => Err(format!("must be between {min} and {max}")),
+    }
+}
+
+/// Java's `Double.parseDouble` of `v` (surrounding whitespace and a type suffix allowed),
+/// between 0 and 1.
+fn fraction(v: &str) -> Result<f64, String> {
+    let t = v.trim_matches(|c: char| c <= ' ');
+    let t = t.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(t);
+    let f: f64 = t.parse().map_err(|_| format!("{v:?} is not a number"))?;
+    if !(0.0..=1.0).contains(&f) {
+        return Err("must be between 0 and 1".to_string());
+    }
+    Ok(f)
+}
+
+/// Java's `Boolean.parseBoolean` of `v`, which takes any value but `true` (in any case) for
+/// false: a value neither true nor false is refused.
+fn boolean(v: &str) -> Result<bool, String> {
+    if v.eq_ignore_ascii_case("true") {
+        Ok(true)
+    } else if v.eq_ignore_ascii_case("false") {
+        Ok(false)
+    } else {
+        Err(format!("{v:?} is neither true nor false"))
+    }
+}
+
+/// A name of ASCII letters, digits and `_` (a table's, a field prefix).
+fn word(v: &str, what: &str) -> Result<String, String> {
+    if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("{v:?} is not {what} of letters, digits and _"));
+    }
+    Ok(v.to_string())
 }
 
 impl Workload {
@@ -138,6 +366,8 @@ impl Workload {
     }
 
     /// A workload from the text of a YCSB workload file, `source` naming it in messages.
+    /// `recordcount` and `operationcount` must be set, in the file or by `overrides`: YCSB's
+    /// client has no default for either.
     pub fn from_text(
         name: &str,
         text: &str,
@@ -145,9 +375,22 @@ impl Workload {
         overrides: &[Property],
     ) -> Result<Self, String> {
         let mut w = Workload::defaults(name);
-        w.apply(&parse(text, source)?)?;
+        let properties = parse(text, source)?;
+        w.apply(&properties)?;
         w.apply(overrides)?;
         w.check().map_err(|why| format!("{source}: {why}"))?;
+        let given = |key: &str| properties.iter().chain(overrides).any(|p| p.key == key);
+        for (key, what) in [
+            ("recordcount", "the records to load"),
+            ("operationcount", "the operations of a run"),
+        ] {
+            if !given(key) {
+                return Err(format!(
+                    "{source}: {key} is not set, and YCSB's client has no default for {what} \
+                     (set it in the file or with --property {key}=N)"
+                ));
+            }
+        }
         Ok(w)
     }
 
@@ -162,74 +405,56 @@ impl Workload {
 
     fn set(&mut self, p: &Property) -> Result<(), String> {
         let v = p.value.as_str();
-        let count = |min: u64| -> Result<u64, String> {
-            let n: u64 = v
-                .replace('_', "")
-                .parse()
-                .map_err(|_| format!("'{v}' is not a whole number"))?;
-            if n < min {
-                return Err(format!("must be at least {min}"));
-            }
-            Ok(n)
+        let handling = match handling(&p.key) {
+            None => return Err("not a key of YCSB's core workload or client".to_string()),
+            Some(Handling::Refused(why)) => return Err(format!("not supported: {why}")),
+            Some(handling) => handling,
         };
-        let fraction = || -> Result<f64, String> {
-            let f: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
-            if !(0.0..=1.0).contains(&f) {
-                return Err("must be between 0 and 1".to_string());
-            }
-            Ok(f)
+        // A key that takes some values only: this one, or why not.
+        let only = |accepted: bool, why: &str| match (accepted, handling) {
+            (true, _) | (_, Handling::Honoured | Handling::Refused(_)) => Ok(()),
+            (false, Handling::Only(values)) => Err(format!("only {values} ({why})")),
         };
-        let flag = || match v {
-            "true" => Ok(true),
-            "false" => Ok(false),
-            _ => Err(format!("'{v}' is neither true nor false")),
-        };
+        let distributions = "not one of YCSB's: uniform, zipfian, latest, hotspot, sequential";
         match p.key.as_str() {
-            "recordcount" => self.record_count = count(1)?,
-            "operationcount" => self.operation_count = count(1)?,
-            "workload" => {
-                if !matches!(
+            "workload" => only(
+                matches!(
                     v,
                     "site.ycsb.workloads.CoreWorkload" | "com.yahoo.ycsb.workloads.CoreWorkload"
-                ) {
-                    return Err("only YCSB's CoreWorkload is supported".to_string());
-                }
+                ),
+                "dbcompare runs YCSB's core workload",
+            )?,
+            "recordcount" => self.record_count = count(v, 1, u64::MAX)?,
+            "operationcount" => self.operation_count = count(v, 1, u64::MAX)?,
+            "table" => self.table = word(v, "a table name")?,
+            "fieldcount" => {
+                self.field_count = count(v, 1, 1_000).map_err(|e| {
+                    format!("{e}: a table of more columns is beyond some stores (PostgreSQL's limit is 1600, MySQL's row size less)")
+                })? as u16;
             }
-            "table" => {
-                if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    return Err("a table name of letters, digits and _".to_string());
-                }
-                self.table = v.to_string();
-            }
-            "fieldcount" => self.field_count = count(1)?.min(1_000) as u16,
-            "fieldlength" => self.field_length = count(1)? as usize,
-            "fieldlengthdistribution" => {
-                if v != "constant" {
-                    return Err(
-                        "only constant is supported (every value is checked against the one \
-                         written)"
-                            .to_string(),
-                    );
-                }
-            }
-            "fieldnameprefix" => {
-                if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    return Err("a prefix of letters, digits and _".to_string());
-                }
-                self.field_name_prefix = v.to_string();
-            }
-            "readallfields" => self.read_all_fields = flag()?,
-            "writeallfields" => self.write_all_fields = flag()?,
-            // Every field is named in every read, and every answer is checked: both hold
-            // whatever these say.
-            "readallfieldsbyname" | "dataintegrity" => {
-                flag()?;
-            }
-            "readproportion" => self.proportions.read = fraction()?,
-            "updateproportion" => self.proportions.update = fraction()?,
-            "insertproportion" => self.proportions.insert = fraction()?,
-            "scanproportion" => self.proportions.scan = fraction()?,
-            "readmodifywriteproportion" => self.proportions.read_modify_write = fraction()?,
+            "fieldlength" => self.field_length = count(v, 1, u64::from(u32::MAX))? as usize,
+            "fieldlengthdistribution" => only(
+                v == "constant",
+                "every value is checked against the one written",
+            )?,
+            "fieldnameprefix" => self.field_name_prefix = word(v, "a prefix")?,
+            "readallfields" => self.read_all_fields = boolean(v)?,
+            "writeallfields" => self.write_all_fields = boolean(v)?,
+            "readallfieldsbyname" => only(
+                boolean(v)?,
+                "every store's read names each field it reads; a read of the whole record \
+                 by wildcard is not one of its calls",
+            )?,
+            "dataintegrity" => only(
+                boolean(v)?,
+                "dbcompare checks every value read, outside the timed calls, and cannot be \
+                 told not to",
+            )?,
+            "readproportion" => self.proportions.read = fraction(v)?,
+            "updateproportion" => self.proportions.update = fraction(v)?,
+            "insertproportion" => self.proportions.insert = fraction(v)?,
+            "scanproportion" => self.proportions.scan = fraction(v)?,
+            "readmodifywriteproportion" => self.proportions.read_modify_write = fraction(v)?,
             "requestdistribution" => {
                 self.distribution = match v {
                     "uniform" => Distribution::Uniform,
@@ -238,20 +463,15 @@ impl Workload {
                     "sequential" => Distribution::Sequential,
                     "hotspot" => Distribution::Hotspot,
                     "exponential" => {
-                        return Err("exponential is not supported".to_string());
+                        return Err(format!("exponential is not supported ({distributions})"));
                     }
-                    _ => {
-                        return Err(
-                            "not one of YCSB's: uniform, zipfian, latest, hotspot, sequential"
-                                .to_string(),
-                        );
-                    }
+                    _ => return Err(distributions.to_string()),
                 }
             }
-            "hotspotdatafraction" => self.hotspot_data_fraction = fraction()?,
-            "hotspotopnfraction" => self.hotspot_opn_fraction = fraction()?,
-            "minscanlength" => self.min_scan_length = count(1)?,
-            "maxscanlength" => self.max_scan_length = count(1)?,
+            "hotspotdatafraction" => self.hotspot_data_fraction = fraction(v)?,
+            "hotspotopnfraction" => self.hotspot_opn_fraction = fraction(v)?,
+            "minscanlength" => self.min_scan_length = count(v, 1, u64::from(u32::MAX))?,
+            "maxscanlength" => self.max_scan_length = count(v, 1, u64::from(u32::MAX))?,
             "scanlengthdistribution" => {
                 self.scan_length = match v {
                     "uniform" => ScanLength::Uniform,
@@ -266,15 +486,14 @@ impl Workload {
                     _ => return Err("not one of YCSB's: hashed, ordered".to_string()),
                 }
             }
-            "insertstart" => self.insert_start = count(0)?,
-            "insertcount" => self.insert_count = Some(count(1)?),
-            "zeropadding" => self.zero_padding = count(1)?.min(64) as usize,
-            key => {
-                return Err(match refused(key) {
-                    Some(why) => format!("not supported: {why}"),
-                    None => "not a key of YCSB's core workload".to_string(),
-                });
+            "insertstart" => self.insert_start = count(v, 0, u64::MAX)?,
+            "insertcount" => self.insert_count = Some(count(v, 1, u64::MAX)?),
+            "zeropadding" => {
+                self.zero_padding = count(v, 1, 64)
+                    .map_err(|e| format!("{e}: longer keys are beyond some stores' key columns"))?
+                    as usize;
             }
+            key => unreachable!("{key} is in KEYS with no setter"),
         }
         Ok(())
     }
@@ -299,7 +518,99 @@ mod tests {
                 line: 5
             }
         );
-        assert!(parse("x=1\\\n", "f").unwrap_err().contains("line 1"));
-        assert!(parse("lonely\n", "f").unwrap_err().contains("f line 1"));
+        // Continued lines, escapes, trailing spaces kept, `\r` and `\r\n` line ends, a key
+        // with no value, a separator after whitespace.
+        let text = "x = 1\\\n   2 \r\ny\\u0041\\:b\\tc  \rlonely\nk v=w\na\\\\\n";
+        let p = parse(text, "f").unwrap();
+        let pairs: Vec<(&str, &str, usize)> = p
+            .iter()
+            .map(|p| match p.origin {
+                Origin::Line { line, .. } => (p.key.as_str(), p.value.as_str(), line),
+                Origin::Flag => unreachable!("a file's"),
+            })
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("x", "12 ", 1),
+                ("yA:b\tc", "", 3),
+                ("lonely", "", 4),
+                ("k", "v=w", 5),
+                ("a\\", "", 6)
+            ]
+        );
+        assert!(parse("=1\n", "f").unwrap_err().contains("f line 1"));
+        let e = parse("\n\nk=\\u00g1\n", "f").unwrap_err();
+        assert!(e.contains("f line 3") && e.contains("malformed"), "{e}");
+        // A flag is YCSB's -p: split at the first =, nothing trimmed.
+        let f = flag("a= b =c ").unwrap();
+        assert_eq!((f.key.as_str(), f.value.as_str()), ("a", " b =c "));
+    }
+
+    #[test]
+    fn every_key_is_honoured_refused_or_some_of_its_values_taken() {
+        // A value each key that is not refused takes.
+        let takes = |key: &str| match key {
+            "workload" => "site.ycsb.workloads.CoreWorkload",
+            "table" | "fieldnameprefix" => "t",
+            "fieldlengthdistribution" => "constant",
+            "readallfields" | "writeallfields" | "readallfieldsbyname" | "dataintegrity" => "TRUE",
+            "requestdistribution" => "latest",
+            "scanlengthdistribution" => "zipfian",
+            "insertorder" => "ordered",
+            k if k.ends_with("proportion") || k.ends_with("fraction") => " 0.5d",
+            _ => "+7",
+        };
+        let set = |key: &str, value: &str| {
+            Workload::defaults("x").apply(&[flag(&format!("{key}={value}")).unwrap()])
+        };
+        for &(key, handling) in KEYS {
+            match handling {
+                Handling::Refused(why) => {
+                    let e = set(key, "1").unwrap_err();
+                    assert!(e.ends_with(why), "{key}: {e}");
+                }
+                Handling::Honoured | Handling::Only(_) => {
+                    set(key, takes(key)).unwrap_or_else(|e| panic!("{key}: {e}"));
+                }
+            }
+            if let Handling::Only(values) = handling {
+                let e = set(key, "other").unwrap_err();
+                let named = e.contains(values) || e.contains("neither");
+                assert!(named, "{e}");
+            }
+        }
+        assert!(
+            set("colour", "1")
+                .unwrap_err()
+                .contains("not a key of YCSB's")
+        );
+        // Values as YCSB's Java parses them, and the ranges named.
+        for (key, value, refusal) in [
+            ("recordcount", "1000 ", "\"1000 \" is not a whole number"),
+            ("recordcount", "1_000", "is not a whole number"),
+            ("recordcount", "0", "must be at least 1"),
+            ("fieldcount", "1001", "must be between 1 and 1000"),
+            ("zeropadding", "65", "must be between 1 and 64"),
+            ("readallfields", "yes", "neither true nor false"),
+            ("readallfields", "true ", "neither true nor false"),
+            ("requestdistribution", "zipfian ", "not one of YCSB's"),
+            ("readproportion", "1.5", "must be between 0 and 1"),
+            ("dataintegrity", "false", "cannot be told not to"),
+        ] {
+            let e = set(key, value).unwrap_err();
+            assert!(e.contains(refusal), "{key}={value}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_file_without_its_counts_is_refused_naming_the_key() {
+        let e = Workload::from_text("x", "operationcount=5\n", "x.p", &[]).unwrap_err();
+        assert!(e.starts_with("x.p: recordcount is not set"), "{e}");
+        let e = Workload::from_text("x", "recordcount=5\n", "x.p", &[]).unwrap_err();
+        assert!(e.contains("operationcount is not set"), "{e}");
+        let given = flag("operationcount=3").unwrap();
+        let w = Workload::from_text("x", "recordcount=5\n", "x.p", &[given]).unwrap();
+        assert_eq!((w.record_count, w.operation_count), (5, 3));
     }
 }
