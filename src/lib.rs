@@ -72,7 +72,7 @@ pub mod workload;
 
 use anyhow::{Context, Result};
 
-use catalog::StoreKind;
+use catalog::{StoreId, StoreKind};
 use cli::{Cli, Command};
 use plan::RunPlan;
 use report::OutputDir;
@@ -124,11 +124,18 @@ pub fn run(cli: Cli) -> Result<u8> {
 
 fn list(args: &cli::ListArgs) -> Result<()> {
     let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
-    let rows: Vec<Vec<String>> = StoreKind::all()
+    // Every kind, then the variants --url, --config and --set name.
+    let mut ids: Vec<StoreId> = StoreKind::all().iter().map(|&k| StoreId::of(k)).collect();
+    for id in plan::named_variants(&args.server) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let rows: Vec<Vec<String>> = ids
         .iter()
-        .map(|&k| {
-            let (status, how) = plan::target(k, &urls, &server::find).describe();
-            vec![k.name().to_string(), status.to_string(), how]
+        .map(|id| {
+            let (status, how) = plan::target(id, &urls, &server::find).describe();
+            vec![id.to_string(), status.to_string(), how]
         })
         .collect();
     print!(
@@ -139,11 +146,14 @@ fn list(args: &cli::ListArgs) -> Result<()> {
 }
 
 fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
-    let cli::StoreSelector::One(kind) = args.store else {
-        return Err(error::UsageError::new(
-            "server: name one store (postgres, mysql, redis or redis-cluster)",
-        )
-        .into());
+    let kind = match &args.store {
+        cli::StoreSelector::One(StoreId { kind, label: None }) => *kind,
+        _ => {
+            return Err(error::UsageError::new(
+                "server: name one store (postgres, mysql, redis or redis-cluster), no label",
+            )
+            .into());
+        }
     };
     let installation = server::find(kind).ok_or_else(|| {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::model::{Report, SCHEMA_VERSION};
+use super::model::{OLDEST_SCHEMA_VERSION, Report, SCHEMA_VERSION};
 use crate::error::UsageError;
 
 /// `run.json` for a run: pretty-printed, ending in a newline.
@@ -44,11 +44,12 @@ pub fn parse(text: &str) -> Result<Report, String> {
         .unwrap_or_default();
     match object.get("schema_version").map(|v| v.as_u64()) {
         None => return Err("not a dbcompare run: it has no schema_version".into()),
-        Some(Some(v)) if v == u64::from(SCHEMA_VERSION) => {}
+        Some(Some(v))
+            if (u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(SCHEMA_VERSION)).contains(&v) => {}
         Some(Some(v)) => {
             return Err(format!(
                 "schema_version {v}{written_by}; this dbcompare reads schema_version \
-                 {SCHEMA_VERSION} only"
+                 {SCHEMA_VERSION} and the older ones from {OLDEST_SCHEMA_VERSION} on"
             ));
         }
         Some(None) => return Err("schema_version is not a whole number".into()),
