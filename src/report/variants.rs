@@ -153,12 +153,26 @@ fn phase_name(p: &PhaseResult) -> String {
 /// Headers of [`ranking_rows`].
 pub const RANKING_HEADERS: [&str; 2] = ["phase", "fastest first (ops/s)"];
 
-/// Every phase's ranking of the run's stores and variants by throughput, fastest first
-/// (`postgres@async 7005 > redis@everysec 6950 > ...`); none unless a store ran as variants.
+/// Every phase's ranking of the run's stores and variants by throughput, fastest first,
+/// each variant with the settings that set it apart from its store's others
+/// (`postgres@async (synchronous_commit=off) 7005 > redis 6950 > ...`); none unless a store
+/// ran as variants.
 pub fn ranking_rows(report: &Report) -> Vec<Vec<String>> {
-    if groups(report).is_empty() {
+    let groups = groups(report);
+    if groups.is_empty() {
         return Vec::new();
     }
+    let named = |store: &str| {
+        let own = groups
+            .iter()
+            .find(|g| g.variants.iter().any(|v| v == store))
+            .map(|g| g.settings_of(store))
+            .filter(|s| !s.is_empty());
+        match own {
+            Some(settings) => format!("{store} ({settings})"),
+            None => store.to_string(),
+        }
+    };
     let mut phases: Vec<String> = Vec::new();
     for s in &report.stores {
         for p in &s.phases {
@@ -182,7 +196,7 @@ pub fn ranking_rows(report: &Report) -> Vec<Vec<String>> {
             ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
             let order: Vec<String> = ranked
                 .iter()
-                .map(|(store, ops)| format!("{store} {ops:.0}"))
+                .map(|(store, ops)| format!("{} {ops:.0}", named(store)))
                 .collect();
             vec![phase, order.join(" > ")]
         })
@@ -194,12 +208,22 @@ pub fn ranking_rows(report: &Report) -> Vec<Vec<String>> {
 pub struct Pair {
     /// `postgres@sync against postgres@async (synchronous_commit: on / off)`.
     pub title: String,
-    /// Cells under [`PAIR_HEADERS`]: the second variant against the first.
+    /// The first variant and the second, which is judged against it.
+    pub first: String,
+    pub second: String,
+    /// Cells under [`Pair::headers`]: the second variant against the first.
     pub rows: Vec<Vec<String>>,
 }
 
-/// Headers of a [`Pair`]'s rows (as `dbcompare compare`'s).
-pub const PAIR_HEADERS: [&str; 7] = ROW_HEADERS;
+impl Pair {
+    /// The headers of its rows: `dbcompare compare`'s, the two variants for base and new.
+    pub fn headers(&self) -> Vec<&str> {
+        let mut headers = ROW_HEADERS.to_vec();
+        headers[2] = &self.first;
+        headers[3] = &self.second;
+        headers
+    }
+}
 
 /// Every pair of variants of each store, each with the test of every figure.
 pub fn pairs(report: &Report) -> Vec<Pair> {
@@ -213,6 +237,8 @@ pub fn pairs(report: &Report) -> Vec<Pair> {
                 };
                 let compared = compare_store(x, y, ALPHA);
                 out.push(Pair {
+                    first: x.store.clone(),
+                    second: y.store.clone(),
                     title: format!("{} against {} ({})", x.store, y.store, g.separating(a, b)),
                     rows: compared.rows.iter().map(row_cells).collect(),
                 });

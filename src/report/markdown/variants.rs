@@ -6,9 +6,7 @@ use std::fmt::Write;
 
 use super::table;
 use crate::report::model::Report;
-use crate::report::variants::{
-    PAIR_HEADERS, RANKING_HEADERS, VariantGroup, pairs, pairs_note, ranking_rows,
-};
+use crate::report::variants::{RANKING_HEADERS, VariantGroup, pairs, pairs_note, ranking_rows};
 
 /// The block above a group's first variant.
 pub(super) fn group_block(g: &VariantGroup) -> String {
@@ -52,7 +50,7 @@ pub(super) fn section(report: &Report) -> String {
     }
     for pair in pairs {
         let _ = writeln!(out, "\n### {}\n", pair.title);
-        out.push_str(&table(&PAIR_HEADERS, &pair.rows, 2));
+        out.push_str(&table(&pair.headers(), &pair.rows, 2));
     }
     out
 }

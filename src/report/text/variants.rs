@@ -4,7 +4,7 @@
 
 use super::table;
 use crate::report::model::Report;
-use crate::report::variants::{PAIR_HEADERS, RANKING_HEADERS, groups, pairs, ranking_rows};
+use crate::report::variants::{RANKING_HEADERS, groups, pairs, ranking_rows};
 
 /// The recap's part on variants; empty for a run without them.
 pub(super) fn recap(report: &Report) -> String {
@@ -39,11 +39,8 @@ pub(super) fn recap(report: &Report) -> String {
             .map(|r| r.iter().map(|c| c.replace("**", "")).collect())
             .collect();
         out.push_str(&format!("\n{}:\n", pair.title));
-        out.push_str(&table(
-            &PAIR_HEADERS,
-            &rows,
-            &[false, false, true, true, true, true],
-        ));
+        let numeric = [false, false, true, true, true, true];
+        out.push_str(&table(&pair.headers(), &rows, &numeric));
     }
     out
 }
