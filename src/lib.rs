@@ -5,15 +5,17 @@
 //! Floors from the top down: a module imports only modules on the floors below it (and none
 //! imports a module that imports it back).
 //! - `main.rs`: parses the command line, calls [`run()`], turns the result into an exit code.
-//! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite, the
-//!   report out (written after every store).
+//! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite (the
+//!   variants of one store together, taking turns run by run: `run/group.rs`), the report
+//!   out (written after every store).
 //! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
 //! - [`saved`]: the commands on saved runs (`report`, `compare`, `merge`, `schema`): no
 //!   database.
 //! - [`setup`]: where a store runs, made ready (its throw-away server started, its
 //!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
-//!   stores, where each one's server comes from).
+//!   stores and variants of them, where each one's server comes from, its `--config` and
+//!   `--set`).
 //! - [`console`]: lines and progress bars while a run goes.
 //! - [`cli`]: the command line (clap derive), no I/O.
 //! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete):
@@ -23,8 +25,8 @@
 //!   them.
 //! - [`suite`]: the suites (classic, driver, pool, YCSB), each saying what one operation of
 //!   a phase is, over the one phase executor ([`suite::executor`]: tasks, pacing, timing,
-//!   errors, progress, the phase's run); the client's event loops, open-loop pacing and the
-//!   stall watchdog.
+//!   errors, progress, the phase's run); the client's event loops, open-loop pacing, the
+//!   stall watchdog and the turns the variants of one store take ([`suite::turns`]).
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
 //!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
 //!   round trip, durable write).
@@ -36,14 +38,16 @@
 //!   (text, markdown, HTML, CSV, JSON, SVG charts in [`report::chart`]: no I/O) over what
 //!   they share (the blog's lines, the recap tables' rows, the run's facts, the warnings,
 //!   the number formats in [`report::format`]), the statistics of repeated figures, the
-//!   comparison of two runs, N load clients' runs (`--client K/N`) merged as one
-//!   ([`report::merge`]), and the one place that writes files.
+//!   comparison of two runs, a store's variants side by side ([`report::variants`]), N load
+//!   clients' runs (`--client K/N`) merged as one ([`report::merge`]), and the one place
+//!   that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
 //!   generators and values, a concurrency level and a suite's repetitions
 //!   ([`workload::levels`]).
-//! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
-//!   options, and what a store reports about itself.
+//! - [`catalog`]: the store kinds and every per-kind fact, a store of a run and its variant
+//!   ([`catalog::StoreId`], [`catalog::Variant`]), durability, each store's own options, and
+//!   what a store reports about itself.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
 //!   heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
 

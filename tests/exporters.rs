@@ -865,7 +865,14 @@ fn variants_differ_only_in_what_differs_and_are_judged_in_pairs() {
     );
     let ranking = dbcompare::report::variants::ranking_rows(&report);
     assert!(ranking[0][1].starts_with("postgres@async"), "{ranking:?}");
+    let page = html::render(&report, &[]);
+    assert!(page.contains("<h2>Stores and variants</h2>"), "{page}");
+    assert!(
+        page.contains("<td>synchronous_commit</td><td>on</td><td>off</td>"),
+        "{page}"
+    );
     // A run without variants has none of it.
+    assert!(!html::render(&fixture(), &[]).contains("Stores and variants"));
     assert!(dbcompare::report::variants::ranking_rows(&fixture()).is_empty());
     assert!(!markdown::render(&fixture()).contains("variants"));
 }

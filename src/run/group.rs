@@ -251,7 +251,16 @@ pub(super) async fn run_group(
             async move {
                 let mut observer = Member { shared, slot };
                 let spec = &l.prepared.setup.spec;
-                let suite = run_suite(spec, l.store, plan, work, &mut l.result, &mut observer);
+                // On the heap at once: the suites' futures are large, and are handed down
+                // through the watchdog and the turns.
+                let suite = Box::pin(run_suite(
+                    spec,
+                    l.store,
+                    plan,
+                    work,
+                    &mut l.result,
+                    &mut observer,
+                ));
                 take_turns(turns, slot, watchdog::guard(plan.stall_timeout, suite)).await
             }
         });
