@@ -6,8 +6,8 @@
 # Each run's whole output directory (run.json, results.md, report.html, results.csv,
 # series.csv, charts/) goes to docs/results/classic and docs/results/ycsb. results.md at the
 # root of the repository is the two runs' own markdown, one after the other, unedited but
-# for the charts' links (rewritten to where the charts are); report.html at the root is the
-# classic run's page (the YCSB run's is docs/results/ycsb/report.html).
+# for the charts' links (rewritten to where the charts are). Each run's page is its
+# report.html there: docs/results/classic/report.html and docs/results/ycsb/report.html.
 #
 #   bench/results.sh              # run both suites, then publish
 #   bench/results.sh --rerender   # publish again from the saved run.json files (after a
@@ -45,5 +45,4 @@ done
   sed -e '1s/^# dbcompare results$/# dbcompare results: the YCSB suite/' \
     -e 's#](charts/#](docs/results/ycsb/charts/#' "$work/ycsb/results.md"
 } > results.md
-cp "$work/classic/report.html" report.html
-echo "wrote results.md, report.html and docs/results/{classic,ycsb}"
+echo "wrote results.md and docs/results/{classic,ycsb}"

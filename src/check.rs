@@ -356,13 +356,13 @@ fn check_durability(info: &StoreInfo, asked: Durability, checked: &mut Checked) 
             )
         }
         (Durability::Durable, _) => format!(
-            "set the durable mode the README's stores table gives for {kind}, or check and run \
-             with --durability relaxed"
+            "set the durable mode the stores table of docs/stores.md gives for {kind}, or check \
+             and run with --durability relaxed"
         ),
         (Durability::Relaxed, _) => format!(
             "with a URL dbcompare changes no server-wide setting: set {kind}'s relaxed mode \
-             on the server (the README's stores table), or check and run with --durability \
-             durable"
+             on the server (the stores table of docs/stores.md), or check and run with \
+             --durability durable"
         ),
     };
     checked.problem(what, fix);

@@ -48,6 +48,8 @@
 //! - [`catalog`]: the store kinds and every per-kind fact, a store of a run and its variant
 //!   ([`catalog::StoreId`], [`catalog::Variant`]), durability, each store's own options, and
 //!   what a store reports about itself.
+//! - [`counters`]: the names of the counters a server keeps about itself that the cost
+//!   figures read.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
 //!   heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
 
@@ -59,6 +61,7 @@ pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod console;
+pub mod counters;
 pub mod error;
 pub mod interrupt;
 pub mod liveness;

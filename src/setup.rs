@@ -9,6 +9,8 @@ use anyhow::{Context, Result, bail};
 use tempfile::TempDir;
 
 use crate::catalog::{StoreKind, StoreOptions};
+use crate::measure::cost::Watch;
+use crate::measure::processes::Processes;
 use crate::plan::{PlannedStore, Target};
 use crate::report::model::Deployment;
 use crate::server::{self, DataDirs, LocalServer};
@@ -127,6 +129,18 @@ impl Setup {
         }
         store.close().await?;
         Ok(found)
+    }
+
+    /// What is read of the store's server around each phase: a local server's processes,
+    /// an embedded store's own (the client's) process, or a URL server's own counters.
+    pub fn watch(&self) -> Watch {
+        match &self.local {
+            Some(server) => Watch::Processes(Processes::of(
+                server.nodes().into_iter().map(|(_, pid)| pid).collect(),
+            )),
+            None if self.kind.is_embedded() => Watch::ClientProcess,
+            None => Watch::ServerCounters,
+        }
     }
 
     /// Stops the local server, if one was started, and deletes its directory. Stopping

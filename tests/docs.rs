@@ -1,6 +1,7 @@
-//! The manual speaks of every store the catalog knows: the README's stores table and the
-//! suites page have a row for each; every flag is documented, every link resolves, and the
-//! Kubernetes manifests parse.
+//! The manual speaks of every store the catalog knows: the README's stores table, the stores
+//! page and the suites page have a row for each; every flag is in the usage page's table,
+//! every link resolves (to the heading it names, too), the README and the performance page
+//! keep their length, and the Kubernetes manifests parse.
 
 use dbcompare::catalog::StoreKind;
 use serde::Deserialize;
@@ -25,9 +26,10 @@ fn first_cells(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn every_store_has_its_row_in_the_readme_and_the_suites_page() {
+fn every_store_has_its_row_in_the_readme_the_stores_and_the_suites_page() {
     for (path, text) in [
         ("README.md", read("README.md")),
+        ("docs/stores.md", read("docs/stores.md")),
         ("docs/suites.md", read("docs/suites.md")),
     ] {
         let cells = first_cells(&text);
@@ -67,26 +69,87 @@ fn every_install_hint_names_a_script_that_exists() {
     }
 }
 
-/// Every flag of `dbcompare run` is in the README's table of flags.
+/// Every flag of `dbcompare run` has its row in the usage page's table of flags: a row whose
+/// first cell names it (`--url STORE=URL`, `-p`, `--property`).
 #[test]
-fn every_run_flag_is_in_the_readme() {
+fn every_run_flag_is_in_the_usage_page() {
     use clap::CommandFactory;
-    let readme = read("README.md");
+    let usage = read("docs/usage.md");
+    let flag_cells: Vec<&str> = usage
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .collect();
     let cli = dbcompare::cli::Cli::command();
     let run = cli.find_subcommand("run").expect("a run subcommand");
-    let missing: Vec<String> = run
-        .get_arguments()
-        .filter_map(|a| a.get_long())
-        .filter(|long| !readme.contains(&format!("`--{long}")))
+    let longs: Vec<&str> = run.get_arguments().filter_map(|a| a.get_long()).collect();
+    assert!(longs.len() > 30, "{longs:?}");
+    let missing: Vec<String> = longs
+        .iter()
+        .filter(|long| {
+            let flag = format!("`--{long}");
+            !flag_cells.iter().any(|cell| {
+                cell.match_indices(&flag)
+                    .any(|(i, _)| matches!(cell[i + flag.len()..].chars().next(), Some('`' | ' ')))
+            })
+        })
         .map(|long| format!("--{long}"))
         .collect();
     assert!(
         missing.is_empty(),
-        "README.md does not document {missing:?}"
+        "docs/usage.md's table of flags has no row for {missing:?}"
     );
 }
 
-/// Every relative link of the manual and the docs leads to a file that exists.
+/// The README reads in ten minutes and the performance page says where each figure stands,
+/// not how it got there: each keeps to its length.
+#[test]
+fn the_readme_and_the_performance_page_keep_their_length() {
+    for (path, most) in [("README.md", 250), ("docs/performance.md", 300)] {
+        let lines = read(path).lines().count();
+        assert!(lines <= most, "{path} has {lines} lines, more than {most}");
+    }
+}
+
+/// The anchors of a markdown page's headings, as GitHub makes them: lower case, letters,
+/// digits, `-` and `_` kept, spaces made `-`, the rest dropped; a repeated one gets `-1`,
+/// `-2`... Lines inside code blocks are not headings.
+fn anchors(text: &str) -> std::collections::HashSet<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let Some(title) = line.strip_prefix('#') else {
+            continue;
+        };
+        if in_code {
+            continue;
+        }
+        let title = title.trim_start_matches('#').trim();
+        let slug: String = title
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                '-' | '_' => Some(c),
+                c if c.is_alphanumeric() => Some(c.to_lowercase().next().unwrap_or(c)),
+                _ => None,
+            })
+            .collect();
+        let mut anchor = slug.clone();
+        let mut n = 0;
+        while !seen.insert(anchor.clone()) {
+            n += 1;
+            anchor = format!("{slug}-{n}");
+        }
+    }
+    seen
+}
+
+/// Every relative link of the manual, the docs and the dated investigations of docs/lab/ leads
+/// to a file that exists, and a link to a heading of a markdown page to a heading it has.
 #[test]
 fn relative_links_resolve() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -95,12 +158,19 @@ fn relative_links_resolve() {
         "CONTRIBUTING.md".to_string(),
         "results.md".to_string(),
     ];
-    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".md") {
-            pages.push(format!("docs/{name}"));
-        }
+    for dir in ["docs", "docs/lab"] {
+        let mut names: Vec<String> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.ends_with(".md"))
+            .collect();
+        names.sort();
+        pages.extend(names.into_iter().map(|name| format!("{dir}/{name}")));
     }
+    assert!(
+        pages.iter().filter(|p| p.starts_with("docs/lab/")).count() > 10,
+        "{pages:?}"
+    );
     let mut broken = Vec::new();
     for page in &pages {
         let text = read(page);
@@ -108,12 +178,28 @@ fn relative_links_resolve() {
         for (i, _) in text.match_indices("](") {
             let rest = &text[i + 2..];
             let Some(end) = rest.find(')') else { continue };
-            let target = rest[..end].split('#').next().unwrap_or_default();
-            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+            let (target, anchor) = match rest[..end].split_once('#') {
+                Some((target, anchor)) => (target, Some(anchor)),
+                None => (&rest[..end], None),
+            };
+            if target.contains("://") || target.starts_with("mailto:") {
                 continue;
             }
-            if !dir.join(target).exists() {
+            let file = if target.is_empty() {
+                root.join(page)
+            } else {
+                dir.join(target)
+            };
+            if !file.exists() {
                 broken.push(format!("{page}: {target}"));
+                continue;
+            }
+            let Some(anchor) = anchor else { continue };
+            if target.is_empty() || target.ends_with(".md") {
+                let headings = anchors(&std::fs::read_to_string(&file).unwrap());
+                if !headings.contains(anchor) {
+                    broken.push(format!("{page}: {target}#{anchor}"));
+                }
             }
         }
     }

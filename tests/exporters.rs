@@ -46,6 +46,26 @@ fn phase(kind: PhaseKind, size: &Size, ops: u64, wall_ms: f64, p50: f64) -> Phas
         client_wall_ms: Vec::new(),
         common_ops_per_s: None,
         alloc_sites: None,
+        server: None,
+        series: Vec::new(),
+    }
+}
+
+/// What a phase cost the server: `cpu_us` per operation (none for an embedded store),
+/// `written` bytes per operation, `logical` bytes inserted.
+fn cost(source: CostSource, cpu_us: Option<f64>, written: f64, logical: Option<u64>) -> ServerCost {
+    ServerCost {
+        source,
+        cpu_user_us_per_op: cpu_us.map(|c| c * 0.75),
+        cpu_system_us_per_op: cpu_us.map(|c| c * 0.25),
+        write_bytes_per_op: Some(written),
+        read_bytes_per_op: Some(0.0),
+        peak_memory_bytes: cpu_us.map(|_| 86_477_824),
+        end_memory_bytes: cpu_us.map(|_| 86_000_000),
+        logical_bytes: logical,
+        write_amplification: logical.map(|l| written * 100.0 / l as f64),
+        syncs_per_op: cpu_us.map(|_| 1.0),
+        reported_per_op: BTreeMap::new(),
         series: Vec::new(),
     }
 }
@@ -60,6 +80,8 @@ fn repeated(mut p: PhaseResult) -> PhaseResult {
         bytes_per_op: Some(160.0),
         p50_us: p.latency_us.p50,
         p99_us: p.latency_us.p99,
+        server_cpu_us_per_op: None,
+        write_bytes_per_op: None,
     };
     p.runs = vec![run(0.9), run(1.1)];
     p
@@ -112,8 +134,15 @@ fn fixture() -> Report {
         max_behind_ms: 260.5,
         response_histogram: "HISTFAAAAB54nJNpmSzMwMDAxAABzFCaEUzMu7rqX1OZZjYAOTUFgQ==".into(),
     });
+    let mut embedded_insert = repeated(phase(PhaseKind::Insert, &sizes[0], 100, 41.2, 380.0));
+    embedded_insert.server = Some(cost(
+        CostSource::ClientProcess,
+        None,
+        20_807.7,
+        Some(16_647),
+    ));
     ok.phases = vec![
-        repeated(phase(PhaseKind::Insert, &sizes[0], 100, 41.2, 380.0)),
+        embedded_insert,
         repeated(phase(PhaseKind::Insert, &sizes[1], 1000, 398.5, 372.5)),
         repeated(phase(PhaseKind::Search, &sizes[0], 4000, 12.25, 2.61)),
         repeated(phase(PhaseKind::Search, &sizes[1], 40000, 131.0, 2.87)),
@@ -138,8 +167,15 @@ fn fixture() -> Report {
     let mut bad = phase(PhaseKind::Search, &sizes[0], 4000, 80.0, 19.5);
     bad.errors = 1;
     bad.error_kinds = BTreeMap::from([("wrong record".to_string(), 1)]);
+    let mut served_insert = phase(PhaseKind::Insert, &sizes[0], 100, 3.94, 38.0);
+    served_insert.server = Some(cost(
+        CostSource::Processes,
+        Some(40.0),
+        8_192.0,
+        Some(16_647),
+    ));
     failed.phases = vec![
-        phase(PhaseKind::Insert, &sizes[0], 100, 3.94, 38.0),
+        served_insert,
         phase(PhaseKind::Insert, &sizes[1], 1000, 38.28, 37.0),
         bad,
     ];
@@ -241,6 +277,23 @@ fn partial_and_interrupted_runs_say_so() {
 }
 
 #[test]
+fn a_run_of_the_first_schema_version_is_still_read() {
+    let mut report = fixture();
+    for store in &mut report.stores {
+        for phase in &mut store.phases {
+            phase.server = None;
+        }
+    }
+    let rendered = json::render(&report).replace(
+        &format!("\"schema_version\": {SCHEMA_VERSION}"),
+        "\"schema_version\": 1",
+    );
+    let read = json::parse(&rendered).expect("a version 1 run is read");
+    assert_eq!(read.schema_version, 1);
+    assert_eq!(read.stores, report.stores);
+}
+
+#[test]
 fn an_unknown_schema_version_is_refused() {
     let rendered = json::render(&fixture()).replace(
         &format!("\"schema_version\": {SCHEMA_VERSION}"),
@@ -253,16 +306,6 @@ fn an_unknown_schema_version_is_refused() {
             .to_string()
             .contains("schema_version")
     );
-}
-
-#[test]
-fn a_run_of_the_first_layout_still_reads() {
-    let mut report = fixture();
-    report.schema_version = 1;
-    let back = json::parse(&json::render(&report)).unwrap();
-    assert_eq!(back.schema_version, 1);
-    assert!(back.interleaved.is_empty());
-    assert_eq!(back.stores, report.stores);
 }
 
 /// A driver-suite run: one store that runs a test, one that has no such operation.
@@ -400,6 +443,8 @@ fn runs_of(mut p: PhaseResult, factors: &[f64]) -> PhaseResult {
             bytes_per_op: None,
             p50_us: p.latency_us.p50 * f,
             p99_us: p.latency_us.p99 * f,
+            server_cpu_us_per_op: None,
+            write_bytes_per_op: None,
         })
         .collect();
     p
@@ -763,6 +808,8 @@ fn variants_fixture() -> Report {
                     bytes_per_op: Some(160.0),
                     p50_us: p.latency_us.p50 * f,
                     p99_us: p.latency_us.p99 * f,
+                    server_cpu_us_per_op: None,
+                    write_bytes_per_op: None,
                 })
                 .collect();
             p
@@ -875,4 +922,32 @@ fn variants_differ_only_in_what_differs_and_are_judged_in_pairs() {
     assert!(!html::render(&fixture(), &[]).contains("Stores and variants"));
     assert!(dbcompare::report::variants::ranking_rows(&fixture()).is_empty());
     assert!(!markdown::render(&fixture()).contains("variants"));
+}
+
+#[test]
+fn compare_tests_the_servers_cost_as_it_tests_throughput() {
+    let (mut base, mut new) = comparison_pair();
+    let cpu = |p: &mut PhaseResult, us: f64| {
+        for (i, r) in p.runs.iter_mut().enumerate() {
+            r.server_cpu_us_per_op = Some(us * (1.0 + i as f64 / 100.0));
+        }
+    };
+    cpu(&mut base.stores[0].phases[1], 20.0);
+    cpu(&mut new.stores[0].phases[1], 30.0);
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    let row = c.stores[0]
+        .rows
+        .iter()
+        .find(|r| r.phase == "SEARCH micro" && r.figure == compare::Figure::ServerCpu)
+        .expect("a server CPU row where both runs read it");
+    assert_eq!(row.verdict, compare::Verdict::Worse);
+    assert!((row.change_pct - 50.0).abs() < 1.0, "{}", row.change_pct);
+    // Where only one side read it, there is nothing to compare.
+    assert!(
+        !c.stores[0]
+            .rows
+            .iter()
+            .any(|r| r.phase == "SEARCH tiny" && r.figure == compare::Figure::ServerCpu)
+    );
+    assert!(compare::markdown(&c, "base", "new").contains("server cpu us/op"));
 }

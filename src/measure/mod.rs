@@ -15,7 +15,9 @@ use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 
 mod alloc;
+pub mod cost;
 pub mod floor;
+pub mod processes;
 mod series;
 pub mod sites;
 
@@ -168,6 +170,11 @@ pub struct PhaseRun {
     pub counters: BTreeMap<String, u64>,
     /// The run's allocations by call stack (`--alloc-sites`).
     pub alloc_sites: Option<sites::Counts>,
+    /// What the run cost the server, where it was read.
+    pub server: Option<cost::ServerRun>,
+    /// The logical bytes of the records the run inserted (none for a phase that inserts
+    /// none).
+    pub logical_bytes: Option<u64>,
 }
 
 /// What an open-loop run adds to a phase run.
@@ -263,6 +270,8 @@ impl Stopped {
             bytes_per_op: allocs.map(|a| a.1),
             p50_us: l.p50,
             p99_us: l.p99,
+            server_cpu_us_per_op: None,
+            write_bytes_per_op: None,
         };
         (figures, alloc_sites)
     }
@@ -313,6 +322,20 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
             response_histogram: encode_histogram(&response),
         }
     });
+    let counters = runs.iter().fold(BTreeMap::new(), |mut sum, r| {
+        for (name, n) in &r.counters {
+            *sum.entry(name.clone()).or_insert(0) += n;
+        }
+        sum
+    });
+    let server = cost::server_cost(
+        &runs
+            .iter()
+            .map(|r| (r.ops, r.server.as_ref()))
+            .collect::<Vec<_>>(),
+        &counters,
+        first.logical_bytes,
+    );
     PhaseResult {
         kind: first.kind,
         size: first.size.clone(),
@@ -337,12 +360,8 @@ pub fn aggregate(runs: &[PhaseRun]) -> PhaseResult {
         open_loop,
         client_bound: None,
         retries: runs.iter().map(|r| r.retries).sum(),
-        server_counters: runs.iter().fold(BTreeMap::new(), |mut sum, r| {
-            for (name, n) in &r.counters {
-                *sum.entry(name.clone()).or_insert(0) += n;
-            }
-            sum
-        }),
+        server_counters: counters,
+        server,
         client_wall_ms: Vec::new(),
         common_ops_per_s: None,
         alloc_sites: {
@@ -443,12 +462,16 @@ mod tests {
                 bytes_per_op: Some(wall_ms * 100.0),
                 p50_us: 0.0,
                 p99_us: 0.0,
+                server_cpu_us_per_op: None,
+                write_bytes_per_op: None,
             },
             histogram,
             series: Series::new(Instant::now()),
             open_loop: None,
             retries: 0,
             counters: BTreeMap::new(),
+            server: None,
+            logical_bytes: None,
             alloc_sites: None,
         }
     }

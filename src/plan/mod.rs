@@ -283,7 +283,8 @@ impl RunPlan {
 /// suite, whose concurrent tests go to 16): its calls hold the thread they run on, so its
 /// connections get one loop per core (up to the concurrency). A server store's client stays
 /// one loop by default: on a machine whose cores the server shares, a second loop helped
-/// one server and slowed another (see the README); `--client-threads` chooses.
+/// one server and slowed another (see docs/performance.md, "Client event loops");
+/// `--client-threads` chooses.
 fn default_client_threads(suite: Suite, stores: &[PlannedStore], levels: &[Concurrency]) -> usize {
     let mut highest = levels.iter().map(|l| l.tasks()).max().unwrap_or(1);
     if suite == Suite::Driver {

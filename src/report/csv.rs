@@ -6,7 +6,7 @@ use super::model::{Report, StoreStatus};
 use super::stats::Spread;
 
 /// The header, in column order.
-pub const HEADERS: [&str; 37] = [
+pub const HEADERS: [&str; 46] = [
     "suite",
     "store",
     "store_status",
@@ -44,6 +44,15 @@ pub const HEADERS: [&str; 37] = [
     "p50_over_floor",
     "floor",
     "client_bound",
+    "server_figures_from",
+    "server_cpu_user_us_per_op",
+    "server_cpu_system_us_per_op",
+    "server_write_bytes_per_op",
+    "server_read_bytes_per_op",
+    "write_amplification",
+    "syncs_per_op",
+    "server_peak_memory_bytes",
+    "logical_bytes",
 ];
 
 /// `results.csv` for a run. A store without phases (failed at its start, skipped) still
@@ -115,10 +124,34 @@ pub fn render(report: &Report) -> String {
                 multiple.map(|(_, f)| f.to_string()).unwrap_or_default(),
                 p.client_bound.clone().unwrap_or_default(),
             ]);
+            let cost = p.server.as_ref();
+            row.extend([
+                cost.map(|c| serde_name(&c.source)).unwrap_or_default(),
+                opt(cost.and_then(|c| c.cpu_user_us_per_op)),
+                opt(cost.and_then(|c| c.cpu_system_us_per_op)),
+                opt(cost.and_then(|c| c.write_bytes_per_op)),
+                opt(cost.and_then(|c| c.read_bytes_per_op)),
+                opt(cost.and_then(|c| c.write_amplification)),
+                opt(cost.and_then(|c| c.syncs_per_op)),
+                cost.and_then(|c| c.peak_memory_bytes)
+                    .map(|b| b.to_string())
+                    .unwrap_or_default(),
+                cost.and_then(|c| c.logical_bytes)
+                    .map(|b| b.to_string())
+                    .unwrap_or_default(),
+            ]);
             out.write_record(&row).expect("writing to memory");
         }
     }
     String::from_utf8(out.into_inner().expect("writing to memory")).expect("CSV of UTF-8 cells")
+}
+
+/// A value's serde name (`processes`), as run.json writes it.
+fn serde_name<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// The header of the time-series CSV, in column order.

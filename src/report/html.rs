@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
 use super::facts::{phase_notes, run_facts};
 use super::lines::{retried, store_header, store_lines};
 use super::model::{Report, RunStatus, StoreStatus};
@@ -205,6 +206,20 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
     out.push_str("<h2>Every phase</h2>\n<p>Latencies per operation in microseconds; cpu = client process CPU time per operation.</p>\n");
     let rows = phase_rows(report);
     out.push_str(&table(&strings(&PHASE_HEADERS), &rows, 3));
+    let costs = cost_rows(report);
+    if !costs.is_empty() {
+        out.push_str("<h2>What each phase cost</h2>\n");
+        let _ = writeln!(out, "<p>{}</p>", escape(COST_NOTE));
+        out.push_str(&table(&strings(&COST_HEADERS), &costs, 4));
+        let space = space_lines(report);
+        if !space.is_empty() {
+            out.push_str("<ul>\n");
+            for line in space {
+                let _ = writeln!(out, "<li>{}</li>", escape(&line));
+            }
+            out.push_str("</ul>\n");
+        }
+    }
     if let Some((headers, rows)) = scaling_rows(report) {
         out.push_str(
             "<p>Search throughput by concurrency (ops/s, with p99 latency in microseconds):</p>\n",

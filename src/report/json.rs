@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::model::{OLDEST_SCHEMA_VERSION, Report, SCHEMA_VERSION};
+use super::model::{OLDEST_SCHEMA_READ, Report, SCHEMA_VERSION};
 use crate::error::UsageError;
 
 /// `run.json` for a run: pretty-printed, ending in a newline.
@@ -45,11 +45,11 @@ pub fn parse(text: &str) -> Result<Report, String> {
     match object.get("schema_version").map(|v| v.as_u64()) {
         None => return Err("not a dbcompare run: it has no schema_version".into()),
         Some(Some(v))
-            if (u64::from(OLDEST_SCHEMA_VERSION)..=u64::from(SCHEMA_VERSION)).contains(&v) => {}
+            if (u64::from(OLDEST_SCHEMA_READ)..=u64::from(SCHEMA_VERSION)).contains(&v) => {}
         Some(Some(v)) => {
             return Err(format!(
                 "schema_version {v}{written_by}; this dbcompare reads schema_version \
-                 {SCHEMA_VERSION} and the older ones from {OLDEST_SCHEMA_VERSION} on"
+                 {SCHEMA_VERSION} and back to {OLDEST_SCHEMA_READ}"
             ));
         }
         Some(None) => return Err("schema_version is not a whole number".into()),

@@ -171,6 +171,9 @@ pub fn summary_line(p: &PhaseResult) -> Option<String> {
         human_us(p.latency_us.p99),
         human_us(p.cpu_us_per_op)
     );
+    if let Some(cost) = super::costs::summary(p) {
+        let _ = write!(line, ", {cost}");
+    }
     if p.errors > 0 {
         let _ = write!(line, ", {} error(s)", p.errors);
     }

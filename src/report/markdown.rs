@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
 use super::facts::{client_bound_lines, phase_notes, run_facts};
 use super::format::human_size;
 
@@ -159,6 +160,14 @@ pub fn render(report: &Report) -> String {
     out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
     let rows = phase_rows(report);
     out.push_str(&table(&PHASE_HEADERS, &rows, 3));
+    let costs = cost_rows(report);
+    if !costs.is_empty() {
+        out.push_str(&format!("\n{COST_NOTE}\n\n"));
+        out.push_str(&table(&COST_HEADERS, &costs, 4));
+        for line in space_lines(report) {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
     if let Some((headers, rows)) = scaling_rows(report) {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         out.push_str("\nSearch throughput by concurrency (ops/s, with p99 latency in microseconds): where each store stops scaling:\n\n");

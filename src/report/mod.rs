@@ -24,6 +24,7 @@ pub mod alloc_sites;
 pub mod blog;
 pub mod chart;
 pub mod compare;
+pub mod costs;
 pub mod csv;
 pub mod facts;
 pub mod format;

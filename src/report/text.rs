@@ -1,6 +1,7 @@
 //! Plain-text rendering: each store's blog lines and the recap tables printed at the end
 //! of a run, with aligned columns (a run with variants ends with their part: `variants.rs`).
 
+use super::costs::{COST_HEADERS, cost_rows, space_lines};
 use super::facts::{client_bound_lines, phase_notes};
 
 mod variants;
@@ -67,6 +68,20 @@ pub fn recap(report: &Report) -> String {
         &numeric_columns(PHASE_HEADERS.len(), 3),
     ));
     out.push('\n');
+    let costs = cost_rows(report);
+    if !costs.is_empty() {
+        out.push_str("What each phase cost (per operation; n/a: not measured):\n\n");
+        out.push_str(&table(
+            &COST_HEADERS,
+            &costs,
+            &numeric_columns(COST_HEADERS.len() - 1, 4),
+        ));
+        for line in space_lines(report) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
     if let Some((headers, rows)) = suite_rows(report) {
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         out.push_str(suite_title(report));

@@ -19,7 +19,6 @@ use crate::plan::{PlannedStore, RunPlan, Target};
 use crate::report::model::{PhaseKind, PhaseResult, Report, RunTurn, StoreResult, StoreStatus};
 use crate::report::{Format, OutputDir};
 use crate::setup::Setup;
-use crate::store::ConnectSpec;
 use crate::store::url::scrub;
 use crate::suite::clients::Clients;
 use crate::suite::turns::{Turns, take_turns};
@@ -250,11 +249,11 @@ pub(super) async fn run_group(
             let shared = &shared;
             async move {
                 let mut observer = Member { shared, slot };
-                let spec = &l.prepared.setup.spec;
+                let setup = &l.prepared.setup;
                 // On the heap at once: the suites' futures are large, and are handed down
                 // through the watchdog and the turns.
                 let suite = Box::pin(run_suite(
-                    spec,
+                    setup,
                     l.store,
                     plan,
                     work,
@@ -318,7 +317,7 @@ pub(super) async fn run_group(
 /// One store's suite, on its connections and the client's event loops; the loops end with
 /// the suite, before the server stops.
 async fn run_suite(
-    spec: &ConnectSpec,
+    setup: &Setup,
     store: &PlannedStore,
     plan: &RunPlan,
     work: &Work,
@@ -328,7 +327,7 @@ async fn run_suite(
     let kind = store.id.kind;
     // The classic suite's connections, and the other suites' (another client on some
     // stores: `Adapter::DriverSuites`).
-    let spec = Arc::new(spec.clone());
+    let spec = Arc::new(setup.spec.clone());
     let records = {
         let spec = Arc::clone(&spec);
         move || {
@@ -341,21 +340,23 @@ async fn run_suite(
         async move { kind.connect_for_drivers(&spec).await }
     };
     let threads = plan.client_threads;
+    // What each phase cost the store's server is read around it.
+    let watch = setup.watch();
     match work {
         Work::Classic(workload) => {
-            let clients = Clients::start(records, threads)?;
+            let clients = Clients::start(records, threads)?.watching(watch);
             classic::run(&clients, workload, result, observer).await
         }
         Work::Driver => {
-            let clients = Clients::start(drivers, threads)?;
+            let clients = Clients::start(drivers, threads)?.watching(watch);
             driver::run(&clients, &plan.driver, result, observer).await
         }
         Work::Pool => {
-            let clients = Clients::start(drivers, threads)?;
+            let clients = Clients::start(drivers, threads)?.watching(watch);
             pool::run(&clients, &plan.pool, result, observer).await
         }
         Work::Ycsb => {
-            let clients = Clients::start(drivers, threads)?;
+            let clients = Clients::start(drivers, threads)?.watching(watch);
             ycsb::run(&clients, &plan.ycsb, result, observer).await
         }
     }

@@ -19,6 +19,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use crate::measure::cost::Watch;
 use crate::store::Store;
 
 /// How long closing a connection may take: the goodbye of a server that no longer answers
@@ -49,6 +50,8 @@ pub struct Clients<C> {
     loops: Vec<Handle>,
     /// The loops started here (all but the first); each ends when this is dropped.
     _threads: Vec<LoopThread>,
+    /// What is read of the store's server around each phase.
+    watch: Watch,
 }
 
 impl<C: Connect + Send + 'static> Clients<C> {
@@ -66,7 +69,20 @@ impl<C: Connect + Send + 'static> Clients<C> {
             connector: Arc::new(connector),
             loops,
             _threads: started,
+            watch: Watch::default(),
         })
+    }
+
+    /// Reads `watch` of the store's server around each phase (by default, only the
+    /// server's own counters).
+    pub fn watching(mut self, watch: Watch) -> Self {
+        self.watch = watch;
+        self
+    }
+
+    /// What is read of the store's server around each phase.
+    pub fn watch(&self) -> &Watch {
+        &self.watch
     }
 
     /// How many event loops drive the connections.

@@ -40,7 +40,7 @@ pub async fn guard(limit: Option<Duration>, work: impl Future<Output = Result<()
 /// tells the run's event loop only when the run stalled: a timer on the event loop would
 /// make every wait for an answer a timed one, which cost about 0.7 us of client CPU per
 /// round trip on a virtual machine (a PostgreSQL client loop with and without one pending
-/// timer, docs/performance.md).
+/// timer, docs/lab/2026-12-03-event-loop-timer.md).
 async fn guard_on(
     alive: &'static AtomicBool,
     limit: Option<Duration>,

@@ -224,6 +224,8 @@ pub struct Records {
     starts: Vec<u64>,
     /// Each record's [`digest`].
     digests: Vec<u64>,
+    /// Each record's [`logical_bytes`].
+    logical: Vec<u32>,
 }
 
 /// A 64-bit digest of every field of a record (foldhash's quality hasher, fixed seed): two
@@ -236,16 +238,37 @@ pub fn digest(r: &Record) -> u64 {
     STATE.hash_one(r)
 }
 
+/// The logical size of a record, the same whatever store keeps it: the bytes of its
+/// compact JSON text (field names, values and punctuation), what every store is given to
+/// keep. Bytes written to storage and the on-disk size are compared with it.
+pub fn logical_bytes(r: &Record) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, r).expect("a record is JSON");
+    count.0
+}
+
 impl Records {
     /// One pass over the stream, to find where each record starts. `first_id` is the `id`
     /// of the first record.
     pub fn new(seed: u64, size: &Size, first_id: i64) -> Self {
         let mut rng = stream(seed, size, 0);
         let mut scratch = Record::blank();
+        let mut logical = Vec::with_capacity(size.records as usize);
         let (starts, digests) = (1..=size.records)
             .map(|i| {
                 let start = rng.get_word_pos() as u64;
                 draw(&mut rng, size, i, first_id + (i as i64 - 1), &mut scratch);
+                logical.push(u32::try_from(logical_bytes(&scratch)).unwrap_or(u32::MAX));
                 (start, digest(&scratch))
             })
             .unzip();
@@ -255,6 +278,7 @@ impl Records {
             first_id,
             starts,
             digests,
+            logical,
         }
     }
 
@@ -284,6 +308,11 @@ impl Records {
     /// Whether `found` is record `index` (0-based), every field (by its [`digest`]).
     pub fn is(&self, index: usize, found: &Record) -> bool {
         digest(found) == self.digests[index]
+    }
+
+    /// The logical bytes of the records at `indexes` (0-based).
+    pub fn logical_bytes(&self, indexes: impl Iterator<Item = usize>) -> u64 {
+        indexes.map(|i| u64::from(self.logical[i])).sum()
     }
 
     /// Record `index` (0-based).
@@ -352,6 +381,21 @@ mod tests {
 
     fn tiny() -> Size {
         "tiny".parse().unwrap()
+    }
+
+    #[test]
+    fn a_records_logical_bytes_are_its_json_texts_and_add_up_over_a_share() {
+        let size = tiny();
+        let all = generate(3, &size, 1);
+        let records = Records::new(3, &size, 1);
+        let json = |r: &Record| serde_json::to_string(r).unwrap().len() as u64;
+        assert_eq!(logical_bytes(&all[0]), json(&all[0]));
+        let every_third: u64 = all.iter().step_by(3).map(json).sum();
+        assert_eq!(
+            records.logical_bytes((0..all.len()).step_by(3)),
+            every_third
+        );
+        assert!(every_third > 100 * (all.len() as u64 / 3));
     }
 
     #[test]

@@ -53,6 +53,7 @@ pub(super) fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<Phase
     p.bytes_per_op = weighted(|q| q.bytes_per_op);
     // Allocation sites are each client's own (its run.json has them).
     p.alloc_sites = None;
+    p.server = merge_server(same, p.ops);
     // The clients began together: the phase lasts until its slowest client's end.
     p.client_wall_ms = same.iter().map(|q| q.wall_ms).collect();
     let runs = same.iter().map(|q| q.runs.len()).max().unwrap_or(0);
@@ -120,7 +121,58 @@ fn merge_run<'a>(
         // One run's own histogram is not kept: the phase's, over every run.
         p50_us: latency.p50,
         p99_us: latency.p99,
+        server_cpu_us_per_op: once(&runs, ops, |r| r.server_cpu_us_per_op),
+        write_bytes_per_op: once(&runs, ops, |r| r.write_bytes_per_op),
     }
+}
+
+/// A figure of the server that every client read over the common phase, per operation of
+/// all the clients: the server's, taken once (the largest client's reading, which spans
+/// the others'), not each client's added up.
+fn once<T>(of: &[(T, u64)], ops: u64, f: impl Fn(&T) -> Option<f64>) -> Option<f64> {
+    of.iter()
+        .map(|(r, n)| f(r).map(|v| v * *n as f64))
+        .reduce(|a, b| Some(a?.max(b?)))
+        .flatten()
+        .map(|total| total / ops.max(1) as f64)
+}
+
+/// The server's cost of a merged phase: taken once (see [`once`]), per operation of all
+/// the clients.
+fn merge_server(same: &[&PhaseResult], ops: u64) -> Option<model::ServerCost> {
+    let lead = same[0].server.as_ref()?;
+    let costs: Vec<(&model::ServerCost, u64)> = same
+        .iter()
+        .filter_map(|q| Some((q.server.as_ref()?, q.ops)))
+        .collect();
+    if costs.len() != same.len() {
+        return None;
+    }
+    let mut merged = lead.clone();
+    merged.cpu_user_us_per_op = once(&costs, ops, |c| c.cpu_user_us_per_op);
+    merged.cpu_system_us_per_op = once(&costs, ops, |c| c.cpu_system_us_per_op);
+    merged.write_bytes_per_op = once(&costs, ops, |c| c.write_bytes_per_op);
+    merged.read_bytes_per_op = once(&costs, ops, |c| c.read_bytes_per_op);
+    merged.syncs_per_op = once(&costs, ops, |c| c.syncs_per_op);
+    merged.peak_memory_bytes = costs.iter().filter_map(|(c, _)| c.peak_memory_bytes).max();
+    merged.reported_per_op = lead
+        .reported_per_op
+        .keys()
+        .filter_map(|name| {
+            let v = once(&costs, ops, |c| c.reported_per_op.get(name).copied())?;
+            Some((name.clone(), v))
+        })
+        .collect();
+    // Each client inserted its share of the records: the logical bytes add up.
+    merged.logical_bytes = costs
+        .iter()
+        .map(|(c, _)| c.logical_bytes)
+        .sum::<Option<u64>>();
+    merged.write_amplification = match (merged.write_bytes_per_op, merged.logical_bytes) {
+        (Some(w), Some(l)) if l > 0 => Some(w * ops as f64 / l as f64),
+        _ => None,
+    };
+    Some(merged)
 }
 
 /// Open-loop phases: the clients' schedules add up; response times merge exactly.

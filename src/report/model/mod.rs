@@ -17,12 +17,14 @@ use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
 use defaults::{is_zero_u32, one, one_level, yes};
 
+mod cost;
 mod defaults;
 mod histogram;
 mod phase;
 mod store;
 
 pub use crate::catalog::StoreInfo;
+pub use cost::{CostSource, ServerCost, ServerPoint};
 pub use histogram::{MAX_LATENCY_NS, decode_histogram, empty_histogram, encode_histogram, latency};
 pub use phase::{
     AllocOwner, AllocSite, AllocSites, CLIENT_BOUND_SHARE, Latency, OpenLoop, PhaseKind,
@@ -30,12 +32,12 @@ pub use phase::{
 };
 pub use store::{Deployment, StoreResult, StoreStatus};
 
-/// Version of the `run.json` layout. Version 2 added `interleaved`; a file of version 1
-/// reads as one without it.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
+/// variants' `interleaved` runs.
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// The oldest layout this build still reads (the versions since only added fields).
-pub const OLDEST_SCHEMA_VERSION: u32 = 1;
+/// The oldest layout still read: the versions since only added fields.
+pub const OLDEST_SCHEMA_READ: u32 = 1;
 
 /// A whole run: what was asked, where it ran, and what each store did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::cost::ServerCost;
 use super::defaults::{is_zero, one_task};
 use crate::workload::levels::Concurrency;
 use crate::workload::record::Size;
@@ -119,6 +120,10 @@ pub struct PhaseResult {
     /// absent when they were not captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alloc_sites: Option<AllocSites>,
+    /// What the phase cost the server (absent in reports before it was measured, and for a
+    /// store whose server cannot be read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerCost>,
 }
 
 /// Share of the client's event loops its CPU may use before a phase counts as client-bound.
@@ -167,6 +172,12 @@ pub struct RunFigures {
     pub bytes_per_op: Option<f64>,
     pub p50_us: f64,
     pub p99_us: f64,
+    /// The server's CPU time, user and system, per operation (absent where not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_us_per_op: Option<f64>,
+    /// Bytes the server sent to storage per operation (absent where not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_bytes_per_op: Option<f64>,
 }
 
 /// An open-loop phase: operations issued on a fixed schedule, each timed from the moment

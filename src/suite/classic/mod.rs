@@ -229,7 +229,9 @@ async fn run_once<C: Connect + Send + 'static>(
         )
         .await?;
         let ops = share.len_of(work.records.len() as u64);
-        let phase = Phase::new(PhaseKind::Insert, work.size.clone(), ops, Concurrency::ONE);
+        let mut phase = Phase::new(PhaseKind::Insert, work.size.clone(), ops, Concurrency::ONE);
+        let inserted = work.share.of(0..work.records.len());
+        phase.logical_bytes = Some(work.records.logical_bytes(inserted));
         let insert = Insert::new(retry(clients, workload), &work.records, work.share);
         let insert = Arc::new(insert);
         let ran = executor::execute(clients, connections, &phase, insert, observer).await?;

@@ -48,6 +48,9 @@ pub struct Phase {
     pub placement: Placement,
     /// Operations one timed call counts as (a batch of rows is one call and many rows).
     pub ops_per_call: u64,
+    /// The logical bytes of the records the phase inserts (none for a phase that inserts
+    /// none): what its bytes written to storage are compared with.
+    pub logical_bytes: Option<u64>,
 }
 
 impl Phase {
@@ -62,6 +65,7 @@ impl Phase {
             rate: None,
             placement: Placement::Spread,
             ops_per_call: 1,
+            logical_bytes: None,
         }
     }
 
@@ -334,6 +338,9 @@ where
     let mut outcomes = Vec::with_capacity(tasks);
     let mut states = Vec::with_capacity(tasks);
     let mut returned = Vec::with_capacity(tasks);
+    // The server is read before the clocks start and after they stop, on a thread of its
+    // own in between.
+    let watching = clients.watch().begin();
     let meter = Meter::start();
     if let Err(e) = op.open().await {
         let mut rest = std::mem::take(conns);
@@ -375,6 +382,7 @@ where
     }
     let started = meter.started();
     let clocks = meter.stop();
+    let server = watching.end();
     let mut recorder = Recorder::new(started);
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut first_error = None;
@@ -404,7 +412,10 @@ where
         }
     }
     let ops = calls * phase.ops_per_call.max(1);
-    let (figures, alloc_sites) = clocks.figures(ops, &recorder.histogram);
+    let (mut figures, alloc_sites) = clocks.figures(ops, &recorder.histogram);
+    if let Some(server) = &server {
+        server.apply(&mut figures, ops);
+    }
     // Connections go back in task order; one lost to a panic is not reused.
     returned.append(conns);
     *conns = returned;
@@ -431,6 +442,8 @@ where
             retries,
             counters,
             alloc_sites,
+            server,
+            logical_bytes: phase.logical_bytes,
         },
         first_error,
         tasks: states,

@@ -254,6 +254,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             continue;
         }
         let mut f = total.figures.clone();
+        // The server's cost is the whole run's (below).
+        (f.server_cpu_us_per_op, f.write_bytes_per_op) = (None, None);
         f.ops_per_s = if wall_s > 0.0 {
             h.len() as f64 / wall_s
         } else {
@@ -280,6 +282,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             counters: Default::default(),
             // The sites are the whole run's (below).
             alloc_sites: None,
+            server: None,
+            logical_bytes: None,
         });
     }
     match runs.as_mut_slice() {
@@ -290,6 +294,10 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             only.series = total.series;
             only.counters = total.counters;
             only.alloc_sites = total.alloc_sites;
+            only.figures.server_cpu_us_per_op = total.figures.server_cpu_us_per_op;
+            only.figures.write_bytes_per_op = total.figures.write_bytes_per_op;
+            only.server = total.server;
+            only.logical_bytes = total.logical_bytes;
         }
         _ => runs.push(total),
     }

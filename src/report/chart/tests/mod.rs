@@ -77,6 +77,8 @@ fn phase(kind: PhaseKind, size: &str, concurrency: u32, ops_per_s: f64) -> Phase
         bytes_per_op: None,
         p50_us: us,
         p99_us: us * 3.0,
+        server_cpu_us_per_op: None,
+        write_bytes_per_op: None,
     };
     PhaseResult {
         kind,
@@ -112,6 +114,7 @@ fn phase(kind: PhaseKind, size: &str, concurrency: u32, ops_per_s: f64) -> Phase
         client_wall_ms: Vec::new(),
         common_ops_per_s: None,
         alloc_sites: None,
+        server: None,
         series: [0.9, 1.0, 1.1]
             .map(|f| series_of(ops_per_s * f, 1000))
             .to_vec(),

@@ -1,0 +1,175 @@
+//! What each phase cost, as plain cells every renderer lays out: the client's and the
+//! server's CPU per operation, the bytes the server moved to and from storage, write and
+//! space amplification, durable writes and the server's memory. A figure that was not
+//! measured is `n/a`, never zero.
+
+use super::format::{human_size, human_us};
+use super::model::{CostSource, PhaseKind, PhaseResult, Report, StoreResult};
+
+/// Headers of the cost table.
+pub const COST_HEADERS: [&str; 13] = [
+    "store",
+    "phase",
+    "size",
+    "conc",
+    "client cpu us/op",
+    "server cpu us/op",
+    "total cpu us/op",
+    "written/op",
+    "read/op",
+    "write amp",
+    "syncs/op",
+    "server peak mem",
+    "server figures from",
+];
+
+const NA: &str = "n/a";
+
+/// What the cost table says of itself.
+pub const COST_NOTE: &str = "What each phase cost, per operation: the client's and the \
+    server's CPU time (user + system) in microseconds, the bytes the server sent to and \
+    fetched from storage, write amplification (bytes written over the logical bytes of the \
+    records inserted), the server's durable writes and its peak memory. n/a: not measured \
+    (see docs/methodology.md).";
+
+/// The cost table's rows: every phase whose server was read, in run order; none when no
+/// phase's was (a report from before the figures were taken).
+pub fn cost_rows(report: &Report) -> Vec<Vec<String>> {
+    report
+        .stores
+        .iter()
+        .flat_map(|s| {
+            s.phases
+                .iter()
+                .filter(|p| p.server.is_some())
+                .map(move |p| cost_row(s, p))
+        })
+        .collect()
+}
+
+fn cost_row(s: &StoreResult, p: &PhaseResult) -> Vec<String> {
+    let cost = p.server.as_ref().expect("rows are of phases with a cost");
+    let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or_else(|| NA.to_string(), f);
+    let embedded = cost.source == CostSource::ClientProcess;
+    let server_cpu = cost.cpu_us_per_op();
+    let total = match (embedded, server_cpu) {
+        (true, _) => Some(p.cpu_us_per_op),
+        (false, Some(server)) => Some(p.cpu_us_per_op + server),
+        (false, None) => None,
+    };
+    vec![
+        s.store.clone(),
+        p.kind.label().to_string(),
+        p.size.name.clone(),
+        p.concurrency.to_string(),
+        human_us(p.cpu_us_per_op),
+        if embedded {
+            "in client".to_string()
+        } else {
+            opt(server_cpu, &|v| human_us(v))
+        },
+        opt(total, &|v| human_us(v)),
+        opt(cost.write_bytes_per_op, &per_op_bytes),
+        opt(cost.read_bytes_per_op, &per_op_bytes),
+        opt(cost.write_amplification, &|v| format!("{v:.1}x")),
+        opt(cost.syncs_per_op, &|v| format!("{v:.2}")),
+        cost.peak_memory_bytes
+            .map_or_else(|| NA.to_string(), human_size),
+        source_name(cost.source).to_string(),
+    ]
+}
+
+/// Where the figures were read, in a table's few words.
+fn source_name(source: CostSource) -> &'static str {
+    match source {
+        CostSource::Processes => "processes",
+        CostSource::ClientProcess => "client process",
+        CostSource::ServerCounters => "server counters",
+    }
+}
+
+/// Bytes per operation: `0`, `12 B`, `3.4 kB`, `263 kB`, `1.2 MB`.
+pub fn per_op_bytes(bytes: f64) -> String {
+    const KIB: f64 = 1024.0;
+    if bytes < 0.05 {
+        "0".to_string()
+    } else if bytes < KIB {
+        format!("{bytes:.1} B")
+    } else if bytes < 10.0 * KIB {
+        format!("{:.1} kB", bytes / KIB)
+    } else if bytes < KIB * KIB {
+        format!("{:.0} kB", bytes / KIB)
+    } else {
+        format!("{:.1} MB", bytes / (KIB * KIB))
+    }
+}
+
+/// The on-disk size the records took over their logical bytes: the final size less the
+/// initial one, over the logical bytes of every insert phase (one run of each); absent
+/// when a size or the logical bytes were not measured.
+pub fn space_amplification(s: &StoreResult) -> Option<f64> {
+    let grown = s.final_size_bytes?.checked_sub(s.initial_size_bytes?)?;
+    let logical: u64 = s
+        .phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::Insert)
+        .map(|p| p.server.as_ref()?.logical_bytes)
+        .sum::<Option<u64>>()?;
+    (logical > 0).then(|| grown as f64 / logical as f64)
+}
+
+/// One line per store of what its records took on disk: `postgres: 1.2 MB on disk for
+/// 167 kB of records, space amplification 7.4x`.
+pub fn space_lines(report: &Report) -> Vec<String> {
+    report
+        .stores
+        .iter()
+        .filter_map(|s| {
+            let amp = space_amplification(s)?;
+            let logical: u64 = s
+                .phases
+                .iter()
+                .filter(|p| p.kind == PhaseKind::Insert)
+                .filter_map(|p| p.server.as_ref()?.logical_bytes)
+                .sum();
+            let grown = s.final_size_bytes? - s.initial_size_bytes?;
+            Some(format!(
+                "{}: {} on disk for {} of records, space amplification {amp:.1}x",
+                s.store,
+                human_size(grown),
+                human_size(logical)
+            ))
+        })
+        .collect()
+}
+
+/// The phase's cost in a few words for its console summary: `server cpu 17.5 us/op,
+/// 263 kB written/op`; none when the server was not read.
+pub fn summary(p: &PhaseResult) -> Option<String> {
+    let cost = p.server.as_ref()?;
+    let mut parts = Vec::new();
+    if let Some(cpu) = cost.cpu_us_per_op() {
+        parts.push(format!("server cpu {} us/op", human_us(cpu)));
+    }
+    if let Some(w) = cost.write_bytes_per_op {
+        parts.push(format!("{} written/op", per_op_bytes(w)));
+    }
+    if let Some(a) = cost.write_amplification {
+        parts.push(format!("write amp {a:.1}x"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_per_operation_read_at_their_magnitude() {
+        assert_eq!(per_op_bytes(0.0), "0");
+        assert_eq!(per_op_bytes(1.024), "1.0 B");
+        assert_eq!(per_op_bytes(4382.7), "4.3 kB");
+        assert_eq!(per_op_bytes(262_881.0), "257 kB");
+        assert_eq!(per_op_bytes(3.0 * 1024.0 * 1024.0), "3.0 MB");
+    }
+}
