@@ -2,20 +2,13 @@
 //! kind in one table ([`StoreKind::facts`], which the compiler makes complete), the
 //! durability modes, each store's own options, and what a running store reports about
 //! itself ([`StoreInfo`]). Everything else (the adapters, the local servers, the plan)
-//! reads these facts here rather than matching on a kind of its own. A store of a run is a
-//! kind or a labelled variant of one (`variant.rs`: [`StoreId`], [`Variant`]).
+//! reads these facts here rather than matching on a kind of its own.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
-
-mod variant;
-
-pub use variant::{
-    ConfigLayer, StoreId, Variant, check_label, check_setting_name, check_setting_value,
-};
 
 /// The suite to run.
 #[derive(

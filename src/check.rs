@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::catalog::{ConfigFile, Durability, StoreInfo, StoreKind, Variant, parse_settings};
+use crate::catalog::{ConfigFile, Durability, StoreInfo, StoreKind, parse_settings};
 use crate::cli::CheckArgs;
 use crate::interrupt;
 use crate::plan::{self, PlannedStore, Target};
@@ -22,6 +22,7 @@ use crate::setup::Setup;
 use crate::store::Store;
 use crate::store::registry::AnyStore;
 use crate::store::url::scrub;
+use crate::variant::Variant;
 
 /// One thing that keeps a store from running as asked, and what fixes it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use crate::catalog::Suite;
-use crate::catalog::{Durability, StoreId, StoreOptions};
+use crate::catalog::{Durability, StoreOptions};
+use crate::variant::StoreId;
 use crate::workload::levels::Concurrency;
 use crate::workload::record::{DEFAULT_SEED, Size};
 

@@ -45,9 +45,10 @@
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
 //!   generators and values, a concurrency level and a suite's repetitions
 //!   ([`workload::levels`]).
-//! - [`catalog`]: the store kinds and every per-kind fact, a store of a run and its variant
-//!   ([`catalog::StoreId`], [`catalog::Variant`]), durability, each store's own options, and
-//!   what a store reports about itself.
+//! - [`variant`]: a store of a run, a kind or a labelled variant of one
+//!   ([`variant::StoreId`]), and what a variant runs with ([`variant::Variant`]).
+//! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
+//!   options, and what a store reports about itself.
 //! - [`counters`]: the names of the counters a server keeps about itself that the cost
 //!   figures read.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
@@ -75,15 +76,17 @@ pub mod server;
 pub mod setup;
 pub mod store;
 pub mod suite;
+pub mod variant;
 pub mod workload;
 
 use anyhow::{Context, Result};
 
-use catalog::{StoreId, StoreKind};
+use catalog::StoreKind;
 use cli::{Cli, Command};
 use plan::RunPlan;
 use report::OutputDir;
 use report::model::{Report, RunStatus, StoreStatus};
+use variant::StoreId;
 
 /// How a run ended, as a process exit code.
 pub fn exit_code(report: &Report) -> u8 {

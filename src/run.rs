@@ -8,7 +8,6 @@
 //! point keeps what it finished.
 
 use anyhow::Result;
-use chrono::{SecondsFormat, Utc};
 
 use crate::interrupt;
 use crate::machine::Machine;
@@ -19,17 +18,8 @@ use crate::suite::Observer;
 
 mod group;
 
-use group::{Work, prepare, run_group, store_groups};
-
-/// Now, as RFC 3339 (seconds).
-fn now() -> String {
-    Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
-}
-
-/// What a checkpoint says of the store still running: if the file is read after the run
-/// died, this is why the store has no more phases.
-pub const UNFINISHED: &str = "not finished when this file was written: the run was still \
-     going, or was killed; the phases shown are the ones it finished";
+pub use group::UNFINISHED;
+use group::{Work, now, prepare, run_group, store_groups};
 
 /// Runs every store of the plan in turn (the variants of one store together). A store that
 /// fails is reported as failed and the next one runs; Ctrl-C stops the run after the current

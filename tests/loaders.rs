@@ -32,12 +32,13 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use clap::Parser;
-use dbcompare::catalog::{StoreId, StoreKind};
+use dbcompare::catalog::StoreKind;
 use dbcompare::cli::{Cli, Command, ServerArgs, Suite};
 use dbcompare::plan::{self, RunPlan, Target};
 use dbcompare::report::json;
 use dbcompare::store::registry;
 use dbcompare::store::url::StoreUrl;
+use dbcompare::variant::StoreId;
 use dbcompare::workload::ycsb::{Workload, properties};
 use proptest::prelude::*;
 use proptest::sample::Index;

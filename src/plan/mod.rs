@@ -25,8 +25,8 @@ mod variants;
 mod ycsb;
 
 use targets::client_targets;
-pub use targets::{Env, Locate, Target, resolve_urls, system_env, target};
-pub use variants::{PlannedStore, named_variants, plan_stores, select};
+pub use targets::{Env, Locate, PlannedStore, Target, resolve_urls, system_env, target};
+pub use variants::{named_variants, plan_stores, select};
 use ycsb::ycsb_workloads;
 
 /// Concurrency levels in the order given, each once.

@@ -1,15 +1,24 @@
 //! Where each store of a run comes from: `--url` entries and `DBCOMPARE_<STORE>_URL`
 //! variables, the installed servers, and what sharing a run between load clients asks of
-//! them.
+//! them; a store of the run with its target ([`PlannedStore`]).
 
 use std::collections::BTreeMap;
 
-use crate::catalog::{StoreId, StoreKind, StoreOptions, Suite};
+use crate::catalog::{StoreKind, StoreOptions, Suite};
 use crate::cli::ServerArgs;
 use crate::error::UsageError;
 use crate::server::{self, Installation};
 use crate::store::registry::parse_url;
 use crate::store::url::{StoreUrl, mask_userinfo};
+use crate::variant::{StoreId, Variant};
+
+/// A store of the run: which one, where its server comes from, what it runs with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedStore {
+    pub id: StoreId,
+    pub target: Target,
+    pub variant: Variant,
+}
 
 /// Where a store's server comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,7 +129,7 @@ pub fn target(id: &StoreId, urls: &BTreeMap<StoreId, StoreUrl>, locate: Locate<'
 /// With `--client`: the classic suite, and every store on a server all the clients reach.
 pub(super) fn client_targets(
     suite: Suite,
-    stores: &[super::PlannedStore],
+    stores: &[PlannedStore],
     options: &StoreOptions,
 ) -> Result<(), UsageError> {
     if suite != Suite::Classic {

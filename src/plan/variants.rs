@@ -5,22 +5,13 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::catalog::{
-    ConfigLayer, Durability, StoreId, StoreKind, Variant, check_setting_name, check_setting_value,
-};
+use crate::catalog::{Durability, StoreKind};
 use crate::cli::{ServerArgs, StoreSelector};
 use crate::error::UsageError;
 use crate::store::url::StoreUrl;
+use crate::variant::{ConfigLayer, StoreId, Variant, check_setting_name, check_setting_value};
 
-use super::targets::{Locate, Target, target};
-
-/// A store of the run: which one, where its server comes from, what it runs with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedStore {
-    pub id: StoreId,
-    pub target: Target,
-    pub variant: Variant,
-}
+use super::targets::{Locate, PlannedStore, Target, target};
 
 /// The stores `--store` names, in order and each once, and whether they were named (rather
 /// than `all`). With several durability modes every store becomes one variant per mode,

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
+use chrono::{SecondsFormat, Utc};
 
-use super::{UNFINISHED, now};
 use crate::check::same_value;
 use crate::cli::Suite;
 use crate::error::UsageError;
@@ -23,6 +23,16 @@ use crate::store::url::scrub;
 use crate::suite::clients::Clients;
 use crate::suite::turns::{Turns, take_turns};
 use crate::suite::{Observer, classic, driver, pool, watchdog, ycsb};
+
+/// Now, as RFC 3339 (seconds).
+pub(super) fn now() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// What a checkpoint says of the store still running: if the file is read after the run
+/// died, this is why the store has no more phases.
+pub const UNFINISHED: &str = "not finished when this file was written: the run was still \
+     going, or was killed; the phases shown are the ones it finished";
 
 /// What every store of the run is given to do: the classic suite's records and searches
 /// are made once, for all of them; the other suites work from their plans.

@@ -10,7 +10,8 @@ use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 
 use super::tls;
-use crate::catalog::{ConfigLayer, Durability};
+use crate::catalog::Durability;
+use crate::variant::ConfigLayer;
 
 /// What a launcher starts its server with.
 pub(super) struct Launch<'a> {

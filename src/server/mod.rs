@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::catalog::{Durability, Launcher, StoreKind, Variant};
+use crate::catalog::{Durability, Launcher, StoreKind};
+use crate::variant::Variant;
 
 mod host;
 mod launch;

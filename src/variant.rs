@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Durability, StoreKind};
+use crate::catalog::{Durability, StoreKind};
 
 /// A store of a run: a kind, and a label when it is one variant of several
 /// (`postgres@sync`). Written as that string everywhere (the command line, run.json, the
