@@ -1,4 +1,5 @@
-//! Charts of a run as SVG documents: throughput per phase, on-disk sizes, latency
+//! Charts of a run as SVG documents: throughput per phase, on-disk sizes, CPU per operation
+//! (client and server), latency
 //! percentile curves, throughput over time and scaling with concurrency. Pure functions of
 //! a [`Report`], no I/O.
 //!
@@ -7,7 +8,8 @@
 //! chart paints its own white background and dark text, so it reads the same on light and
 //! dark pages.
 //!
-//! One file per kind of chart (`throughput`, `sizes`, `latency`, `timeline`, `scaling`);
+//! One file per kind of chart (`throughput`, `sizes`, `cost`, `latency`, `timeline`,
+//! `scaling`);
 //! under them the drawing of bar charts (`bars`) and line charts (`panel`), what every
 //! chart has (`frame`), the phases they compare (`phases`), and the axes, labels and
 //! colours (`axis`, `labels`, `palette`).
@@ -18,6 +20,7 @@ use crate::report::model::Report;
 
 mod axis;
 mod bars;
+mod cost;
 mod frame;
 mod labels;
 mod latency;
@@ -37,6 +40,7 @@ pub use frame::Chart;
 pub fn charts(report: &Report) -> Vec<Chart> {
     let mut all = throughput::charts(report);
     all.extend(sizes::chart(report));
+    all.extend(cost::chart(report));
     all.extend(latency::charts(report));
     all.extend(timeline::charts(report));
     all.extend(scaling::charts(report));

@@ -382,3 +382,34 @@ fn file_names_stay_unique() {
     unique_files(&mut charts);
     assert_eq!(charts[1].file, "a-2.svg");
 }
+
+#[test]
+fn cpu_per_operation_is_stacked_client_under_server_where_the_server_was_read() {
+    use crate::report::model::{CostSource, ServerCost};
+    let mut report = fixture();
+    assert!(!file_names(&report).contains(&"cpu-per-op.svg".to_string()));
+    let cost = |source, server_us: Option<f64>| ServerCost {
+        source,
+        cpu_user_us_per_op: server_us,
+        cpu_system_us_per_op: server_us.map(|_| 0.0),
+        write_bytes_per_op: None,
+        read_bytes_per_op: None,
+        peak_memory_bytes: None,
+        end_memory_bytes: None,
+        logical_bytes: None,
+        write_amplification: None,
+        syncs_per_op: None,
+        reported_per_op: Default::default(),
+        series: Vec::new(),
+    };
+    report.stores[0].phases[0].server = Some(cost(CostSource::ClientProcess, None));
+    report.stores[1].phases[0].server = Some(cost(CostSource::Processes, Some(30.0)));
+    let chart = charts(&report)
+        .into_iter()
+        .find(|c| c.file == "cpu-per-op.svg")
+        .expect("a cost chart");
+    // The client's 10 us under the server's 30: 40 in all; the embedded store's own 10.
+    assert!(chart.svg.contains("\n40.0\n"), "{}", chart.svg);
+    assert!(chart.svg.contains("\n10.0\n"), "{}", chart.svg);
+    assert!(raster_colours(&chart.svg) >= 4);
+}
