@@ -164,30 +164,36 @@ impl ConfigFile {
     /// The settings that have a value (flags such as `skip-name-resolve` and `[sections]`
     /// are left out).
     pub fn settings(&self) -> Vec<ConfigSetting> {
-        let mut durability = false;
-        let mut settings = Vec::new();
-        for line in self.text.lines().map(str::trim) {
-            if line.starts_with("# Durability") {
-                durability = true;
-            }
-            if line.is_empty() || line.starts_with('#') || line.starts_with('[') {
-                continue;
-            }
-            let (key, value) = match line.split_once('=') {
-                Some((k, v)) => (k.trim(), v.trim()),
-                None => match line.split_once(char::is_whitespace) {
-                    Some((k, v)) => (k.trim(), v.trim()),
-                    None => continue,
-                },
-            };
-            settings.push(ConfigSetting {
-                key: key.to_string(),
-                value: value.trim_matches(|c| c == '"' || c == '\'').to_string(),
-                durability,
-            });
-        }
-        settings
+        parse_settings(self.text)
     }
+}
+
+/// The settings of a configuration file's text, as [`ConfigFile::settings`] reads them (a
+/// variant's `--config` file too).
+pub fn parse_settings(text: &str) -> Vec<ConfigSetting> {
+    let mut durability = false;
+    let mut settings = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("# Durability") {
+            durability = true;
+        }
+        if line.is_empty() || line.starts_with('#') || line.starts_with('[') {
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => match line.split_once(char::is_whitespace) {
+                Some((k, v)) => (k.trim(), v.trim()),
+                None => continue,
+            },
+        };
+        settings.push(ConfigSetting {
+            key: key.to_string(),
+            value: value.trim_matches(|c| c == '"' || c == '\'').to_string(),
+            durability,
+        });
+    }
+    settings
 }
 
 impl StoreKind {
@@ -372,6 +378,17 @@ pub struct StoreOptions {
     /// or sharded cluster).
     #[arg(long, value_enum, default_value_t)]
     pub mongodb_transactions: Transactions,
+
+    /// A variant's own settings (`--set`), by name: a store that sets a durability setting
+    /// on each connection leaves one of these alone, and sets them all itself on each
+    /// connection when `set_on_connect` says so. Not a flag of its own.
+    #[arg(skip)]
+    pub settings: BTreeMap<String, String>,
+
+    /// Whether the store sets `settings` on each connection (`SET` on a PostgreSQL server
+    /// given by URL) rather than its server having them already.
+    #[arg(skip)]
+    pub set_on_connect: bool,
 }
 
 /// When MongoDB inserts run in a session transaction.

@@ -3,23 +3,26 @@
 //! answers and as which server, the durability it runs in against the one asked for, its
 //! settings read back against the file of `configs/` its server starts with, and the
 //! privileges the suites need, tried for real with the calls a run makes (the reset of the
-//! benchmark's own table and the size measurement). Every problem comes with what fixes it.
+//! benchmark's own table and the size measurement). A variant (`postgres@async`) is checked
+//! as a store of its own, with its `--config` and `--set`: each setting it asks for read
+//! back. Every problem comes with what fixes it.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::catalog::{ConfigFile, Durability, StoreInfo, StoreKind};
+use crate::catalog::{ConfigFile, Durability, StoreInfo, StoreKind, parse_settings};
 use crate::cli::CheckArgs;
 use crate::interrupt;
-use crate::plan::{self, Target};
+use crate::plan::{self, PlannedStore, Target};
 use crate::report::text;
 use crate::server;
 use crate::setup::Setup;
 use crate::store::Store;
 use crate::store::registry::AnyStore;
 use crate::store::url::scrub;
+use crate::variant::Variant;
 
 /// One thing that keeps a store from running as asked, and what fixes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +35,8 @@ pub struct Problem {
 #[derive(Debug, Clone)]
 pub struct Checked {
     pub kind: StoreKind,
+    /// The store's name: its kind's, or a variant's (`postgres@async`).
+    pub name: String,
     /// How it would run.
     pub how: String,
     /// The server that answered, or why none did.
@@ -53,6 +58,7 @@ impl Checked {
         let dash = || "-".to_string();
         Checked {
             kind,
+            name: kind.name().to_string(),
             how,
             answers: dash(),
             durability: dash(),
@@ -80,8 +86,9 @@ impl Checked {
 /// Runs `dbcompare check`: prints the table and every problem with its fix; exit 0 when
 /// every checked store is ready, 1 otherwise.
 pub fn run(args: &CheckArgs) -> Result<u8> {
-    let (named, kinds) = plan::select(&args.stores);
+    let (named, selected) = plan::select(&args.stores, &args.durability)?;
     let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
+    let stores = plan::plan_stores(selected, &args.server, &urls, &server::find)?;
     let secrets: Vec<String> = urls
         .values()
         .filter_map(|u| u.password().map(str::to_string))
@@ -92,12 +99,11 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
         .build()
         .context("starting the async runtime")?;
     let mut checked = Vec::new();
-    for kind in kinds {
+    for store in &stores {
         if interrupt::requested() {
             break;
         }
-        let target = plan::target(kind, &urls, &server::find);
-        let mut one = runtime.block_on(check_store(kind, &target, named, args));
+        let mut one = runtime.block_on(check_store(store, named, args));
         for p in &mut one.problems {
             p.what = scrub(&p.what, &secrets);
         }
@@ -127,7 +133,7 @@ pub fn render(checked: &[Checked]) -> String {
             };
             let how = if c.skipped { "unavailable" } else { &c.how };
             vec![
-                c.kind.name().to_string(),
+                c.name.clone(),
                 how.to_string(),
                 c.answers.clone(),
                 c.durability.clone(),
@@ -154,18 +160,18 @@ pub fn render(checked: &[Checked]) -> String {
     if !writes.is_empty() {
         out.push_str("\nHow each insert is written:\n");
         for c in writes {
-            out.push_str(&format!("  {}: {}\n", c.kind, c.writes));
+            out.push_str(&format!("  {}: {}\n", c.name, c.writes));
         }
     }
     let skipped: Vec<&Checked> = checked.iter().filter(|c| c.skipped).collect();
     if !skipped.is_empty() {
         out.push_str("\nNot checked (they cannot run here):\n");
         for c in skipped {
-            out.push_str(&format!("  {}: {}\n", c.kind, c.how));
+            out.push_str(&format!("  {}: {}\n", c.name, c.how));
         }
     }
     for c in checked.iter().filter(|c| !c.problems.is_empty()) {
-        out.push_str(&format!("\n{}:\n", c.kind));
+        out.push_str(&format!("\n{}:\n", c.name));
         for p in &c.problems {
             out.push_str(&format!("  problem: {}\n  fix:     {}\n", p.what, p.fix));
         }
@@ -174,7 +180,8 @@ pub fn render(checked: &[Checked]) -> String {
 }
 
 /// Checks one store.
-async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &CheckArgs) -> Checked {
+async fn check_store(store: &PlannedStore, named: bool, args: &CheckArgs) -> Checked {
+    let (kind, target) = (store.id.kind, &store.target);
     let how = match target {
         Target::Embedded => "embedded".to_string(),
         Target::Url(u) => format!("url {}", u.masked()),
@@ -182,6 +189,7 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
         Target::Unavailable(why) => why.clone(),
     };
     let mut checked = Checked::new(kind, how);
+    checked.name = store.id.to_string();
     if let Target::Unavailable(why) = target {
         if named {
             checked.how = "unavailable".to_string();
@@ -193,9 +201,7 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
     }
     let timeout = Duration::from_secs(args.connect_timeout.get());
     let setup = Setup::start(
-        kind,
-        target,
-        args.durability,
+        store,
         timeout,
         &crate::server::DataDirs::temporary(),
         args.server.serve.serve(),
@@ -220,7 +226,10 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
         }
     };
     match kind.connect(&setup.spec).await {
-        Ok(store) => check_connected(store, &mut checked, args.durability).await,
+        Ok(connected) => {
+            check_connected(connected, &mut checked, &store.variant).await;
+            check_own_settings(&setup, &store.variant, &mut checked).await;
+        }
         Err(e) => {
             checked.answers = "no".to_string();
             let fix = match &setup.spec.url {
@@ -240,7 +249,8 @@ async fn check_store(kind: StoreKind, target: &Target, named: bool, args: &Check
 }
 
 /// The checks that need a connection: the server, durability, settings, privileges.
-async fn check_connected(mut store: AnyStore, checked: &mut Checked, asked: Durability) {
+async fn check_connected(mut store: AnyStore, checked: &mut Checked, variant: &Variant) {
+    let asked = variant.durability;
     let kind = checked.kind;
     let mut steps = Vec::new();
     // The reset first, as in a run: a store describes its search path on its own table.
@@ -264,8 +274,13 @@ async fn check_connected(mut store: AnyStore, checked: &mut Checked, asked: Dura
         Ok(info) => {
             checked.answers = format!("yes: {}", info.version);
             checked.writes = info.write_path.clone();
-            check_durability(&info, asked, checked);
-            check_settings(&info, checked);
+            if variant.has_own_settings() {
+                // Its own settings may choose another mode: they are checked one by one.
+                checked.durability = format!("{} (with its own settings)", info.durability);
+            } else {
+                check_durability(&info, asked, checked);
+            }
+            check_settings(&info, variant, checked);
         }
         Err(e) => {
             checked.answers = "yes, but its settings cannot be read".to_string();
@@ -354,14 +369,60 @@ fn check_durability(info: &StoreInfo, asked: Durability, checked: &mut Checked) 
     checked.problem(what, fix);
 }
 
+/// Each setting the variant asks for (`--set`), read back.
+async fn check_own_settings(setup: &Setup, variant: &Variant, checked: &mut Checked) {
+    if variant.settings.is_empty() {
+        return;
+    }
+    let found = match setup.read_back(variant.settings.keys()).await {
+        Ok(found) => found,
+        Err(e) => {
+            checked.problem(
+                format!(
+                    "reading its --set settings back: {}",
+                    crate::error::chain(&e)
+                ),
+                "the server must know each setting --set names (check its name)",
+            );
+            return;
+        }
+    };
+    for (key, asked) in &variant.settings {
+        match found.get(key) {
+            Some(Some(read)) if same_value(asked, read) => {}
+            Some(Some(read)) => checked.problem(
+                format!("{key} is {read}; --set {} asks {asked}", checked.name),
+                format!(
+                    "the server did not take {key} = {asked}: see its log, or what else sets it"
+                ),
+            ),
+            _ => checked.problem(
+                format!(
+                    "{key} cannot be read back; --set {} asks {asked}",
+                    checked.name
+                ),
+                "dbcompare reads a store's settings back by name: this store has none",
+            ),
+        }
+    }
+}
+
 /// The settings read back (other than durability's), against the file of `configs/` the
-/// store's server starts with.
-fn check_settings(info: &StoreInfo, checked: &mut Checked) {
+/// store's server starts with (leaving out what the variant sets itself).
+fn check_settings(info: &StoreInfo, variant: &Variant, checked: &mut Checked) {
     let Some(config) = checked.kind.launcher().map(|l| l.config()) else {
         checked.settings = format!("read back: {}", settings_line(&info.settings));
         return;
     };
-    let differ = differences(&config, &info.settings, Setting::Other);
+    let own = |key: &str| {
+        variant.settings.contains_key(key)
+            || variant
+                .config
+                .as_ref()
+                .is_some_and(|c| parse_settings(&c.text).iter().any(|s| s.key == key))
+    };
+    let mut differ = differences(&config, &info.settings, Setting::Other);
+    differ.retain(|(key, _, _)| !own(key));
     // How the client reaches the server is a setting too (MySQL's driver would switch to a
     // Unix socket unasked): shown beside the comparison.
     // So is TLS, when the connection uses it.

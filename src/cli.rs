@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use crate::catalog::Suite;
-use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::catalog::{Durability, StoreOptions};
+use crate::variant::StoreId;
 use crate::workload::levels::Concurrency;
 use crate::workload::record::{DEFAULT_SEED, Size};
 
@@ -141,13 +142,15 @@ pub struct CompareArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CheckArgs {
     /// Stores to check: a comma list of names, or `all` (every store; those that cannot run
-    /// here are listed with what would make them run).
+    /// here are listed with what would make them run). A variant is NAME@LABEL, as `run`
+    /// takes it.
     #[arg(long = "store", value_name = "STORES", value_delimiter = ',', default_value = "all", value_parser = parse_store)]
     pub stores: Vec<StoreSelector>,
 
-    /// The durability mode the settings are checked against.
-    #[arg(long, value_enum, default_value_t)]
-    pub durability: Durability,
+    /// The durability modes the settings are checked against: `durable,relaxed` checks
+    /// every store as two variants, @durable and @relaxed, as `run` does.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "durable")]
+    pub durability: Vec<Durability>,
 
     /// Seconds a connect may take before that store fails.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
@@ -207,11 +210,12 @@ impl ServeArgs {
     }
 }
 
-/// One `--store` entry: every store, or one by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One `--store` entry: every store, or one by name (a kind, or a variant of one:
+/// `postgres@sync`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreSelector {
     All,
-    One(StoreKind),
+    One(StoreId),
 }
 
 pub fn parse_store(s: &str) -> Result<StoreSelector, String> {
@@ -219,15 +223,13 @@ pub fn parse_store(s: &str) -> Result<StoreSelector, String> {
     if s.eq_ignore_ascii_case("all") {
         return Ok(StoreSelector::All);
     }
-    StoreKind::from_str(s, true)
-        .map(StoreSelector::One)
-        .map_err(|_| {
-            let names: Vec<&str> = StoreKind::all().iter().map(|k| k.name()).collect();
-            format!(
-                "unknown store '{s}'; valid names: all, {}",
-                names.join(", ")
-            )
-        })
+    StoreId::parse(s).map(StoreSelector::One).map_err(|e| {
+        if e.starts_with("unknown store") {
+            e.replacen("valid names: ", "valid names: all, ", 1)
+        } else {
+            e
+        }
+    })
 }
 
 /// A count that must be at least 1.
@@ -250,7 +252,10 @@ fn parse_scale(s: &str) -> Result<f64, String> {
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Stores to run: a comma list of names, or `all` (every store that can run here).
+    /// Stores to run: a comma list of names, or `all` (every store that can run here). A
+    /// store may run more than once as variants under labels, NAME@LABEL
+    /// (`postgres@sync,postgres@async`), each with its own --url, --config and --set; the
+    /// variants of one store run interleaved, run by run.
     #[arg(long = "store", value_name = "STORES", value_delimiter = ',', default_value = "all", value_parser = parse_store)]
     pub stores: Vec<StoreSelector>,
 
@@ -393,9 +398,10 @@ pub struct RunArgs {
     pub no_blog_reference: bool,
 
     /// `durable`: every commit is on disk before it is acknowledged. `relaxed`: each
-    /// store's documented fast mode (the blog's unmatched settings).
-    #[arg(long, value_enum, default_value_t)]
-    pub durability: Durability,
+    /// store's documented fast mode (the blog's unmatched settings). Both, `durable,relaxed`:
+    /// every store runs as two variants, @durable and @relaxed.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "durable")]
+    pub durability: Vec<Durability>,
 
     /// Seconds a connect may take before the store fails.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
@@ -434,6 +440,20 @@ pub struct ServerArgs {
     /// (DBCOMPARE_POSTGRES_URL, ...).
     #[arg(long = "url", value_name = "STORE=URL")]
     pub urls: Vec<String>,
+
+    /// A configuration file for a store's throw-away server, read after the file of
+    /// configs/ it starts with (so its lines win): STORE=FILE or STORE@LABEL=FILE for one
+    /// variant (--config postgres@tuned=my-postgresql.conf). Repeatable.
+    #[arg(long = "config", value_name = "STORE=FILE")]
+    pub configs: Vec<String>,
+
+    /// One server setting on top: STORE:KEY=VALUE or STORE@LABEL:KEY=VALUE (--set
+    /// postgres@async:synchronous_commit=off). A throw-away server starts with it as a
+    /// configuration line; a server given by URL gets it the way it takes it (PostgreSQL:
+    /// SET on every connection, MySQL: SET GLOBAL, Redis: CONFIG SET). Each one is read back
+    /// before the run: one not read back as asked fails that store. Repeatable.
+    #[arg(long = "set", value_name = "STORE:KEY=VALUE")]
+    pub sets: Vec<String>,
 
     #[command(flatten)]
     pub serve: ServeArgs,

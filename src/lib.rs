@@ -5,15 +5,17 @@
 //! Floors from the top down: a module imports only modules on the floors below it (and none
 //! imports a module that imports it back).
 //! - `main.rs`: parses the command line, calls [`run()`], turns the result into an exit code.
-//! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite, the
-//!   report out (written after every store).
+//! - [`run`][mod@run]: the runner: a resolved plan in, every store through its suite (the
+//!   variants of one store together, taking turns run by run: `run/group.rs`), the report
+//!   out (written after every store).
 //! - [`check`]: `dbcompare check`, each store's setup checked without benchmarking it.
 //! - [`saved`]: the commands on saved runs (`report`, `compare`, `merge`, `schema`): no
 //!   database.
 //! - [`setup`]: where a store runs, made ready (its throw-away server started, its
 //!   connection spec), and stopped again.
 //! - [`plan`]: raw arguments and environment -> a validated [`plan::RunPlan`] (which
-//!   stores, where each one's server comes from).
+//!   stores and variants of them, where each one's server comes from, its `--config` and
+//!   `--set`).
 //! - [`console`]: lines and progress bars while a run goes.
 //! - [`cli`]: the command line (clap derive), no I/O.
 //! - [`server`]: throw-away local servers (find, initialise, start, wait, stop, delete):
@@ -23,8 +25,8 @@
 //!   them.
 //! - [`suite`]: the suites (classic, driver, pool, YCSB), each saying what one operation of
 //!   a phase is, over the one phase executor ([`suite::executor`]: tasks, pacing, timing,
-//!   errors, progress, the phase's run); the client's event loops, open-loop pacing and the
-//!   stall watchdog.
+//!   errors, progress, the phase's run); the client's event loops, open-loop pacing, the
+//!   stall watchdog and the turns the variants of one store take ([`suite::turns`]).
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
 //!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
 //!   round trip, durable write).
@@ -36,12 +38,15 @@
 //!   (text, markdown, HTML, CSV, JSON, SVG charts in [`report::chart`]: no I/O) over what
 //!   they share (the blog's lines, the recap tables' rows, the run's facts, the warnings,
 //!   the number formats in [`report::format`]), the statistics of repeated figures, the
-//!   comparison of two runs, N load clients' runs (`--client K/N`) merged as one
-//!   ([`report::merge`]), and the one place that writes files.
+//!   comparison of two runs, a store's variants side by side ([`report::variants`]), N load
+//!   clients' runs (`--client K/N`) merged as one ([`report::merge`]), and the one place
+//!   that writes files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
 //!   generators and values, a concurrency level and a suite's repetitions
 //!   ([`workload::levels`]).
+//! - [`variant`]: a store of a run, a kind or a labelled variant of one
+//!   ([`variant::StoreId`]), and what a variant runs with ([`variant::Variant`]).
 //! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
 //!   options, and what a store reports about itself.
 //! - [`counters`]: the names of the counters a server keeps about itself that the cost
@@ -71,6 +76,7 @@ pub mod server;
 pub mod setup;
 pub mod store;
 pub mod suite;
+pub mod variant;
 pub mod workload;
 
 use anyhow::{Context, Result};
@@ -80,6 +86,7 @@ use cli::{Cli, Command};
 use plan::RunPlan;
 use report::OutputDir;
 use report::model::{Report, RunStatus, StoreStatus};
+use variant::StoreId;
 
 /// How a run ended, as a process exit code.
 pub fn exit_code(report: &Report) -> u8 {
@@ -127,11 +134,18 @@ pub fn run(cli: Cli) -> Result<u8> {
 
 fn list(args: &cli::ListArgs) -> Result<()> {
     let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
-    let rows: Vec<Vec<String>> = StoreKind::all()
+    // Every kind, then the variants --url, --config and --set name.
+    let mut ids: Vec<StoreId> = StoreKind::all().iter().map(|&k| StoreId::of(k)).collect();
+    for id in plan::named_variants(&args.server) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let rows: Vec<Vec<String>> = ids
         .iter()
-        .map(|&k| {
-            let (status, how) = plan::target(k, &urls, &server::find).describe();
-            vec![k.name().to_string(), status.to_string(), how]
+        .map(|id| {
+            let (status, how) = plan::target(id, &urls, &server::find).describe();
+            vec![id.to_string(), status.to_string(), how]
         })
         .collect();
     print!(
@@ -142,11 +156,14 @@ fn list(args: &cli::ListArgs) -> Result<()> {
 }
 
 fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
-    let cli::StoreSelector::One(kind) = args.store else {
-        return Err(error::UsageError::new(
-            "server: name one store (postgres, mysql, redis or redis-cluster)",
-        )
-        .into());
+    let kind = match &args.store {
+        cli::StoreSelector::One(StoreId { kind, label: None }) => *kind,
+        _ => {
+            return Err(error::UsageError::new(
+                "server: name one store (postgres, mysql, redis or redis-cluster), no label",
+            )
+            .into());
+        }
     };
     let installation = server::find(kind).ok_or_else(|| {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))

@@ -1,18 +1,21 @@
 //! Where a store runs, made ready for a run or a check: its throw-away local server started
-//! (when its target is one), its connection spec (the URL, the data directory, a temporary
-//! SQLite file), and its deployment as the report shows it; stopped again afterwards.
+//! (when its target is one) with its variant's settings, a server given by URL given them,
+//! its connection spec (the URL, the data directory, a temporary SQLite file), and its
+//! deployment as the report shows it; its own settings read back; stopped again afterwards.
+
+use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, bail};
 use tempfile::TempDir;
 
-use crate::catalog::{Durability, Launcher, StoreKind, StoreOptions};
+use crate::catalog::{Launcher, StoreKind, StoreOptions};
 use crate::measure::cost::Watch;
 use crate::measure::processes::{Processes, listening_on};
-use crate::plan::Target;
+use crate::plan::{PlannedStore, Target};
 use crate::report::model::Deployment;
 use crate::server::{self, DataDirs, LocalServer};
-use crate::store::ConnectSpec;
 use crate::store::url::StoreUrl;
+use crate::store::{ConnectSpec, Store};
 
 /// A store made ready to open.
 pub struct Setup {
@@ -27,25 +30,29 @@ pub struct Setup {
 }
 
 impl Setup {
-    /// Starts the store's local server if its target is one, and builds its connection spec.
+    /// Starts the store's local server if its target is one (with its variant's
+    /// configuration file and settings), gives a server given by URL the variant's
+    /// server-wide settings, and builds its connection spec.
     pub async fn start(
-        kind: StoreKind,
-        target: &Target,
-        durability: Durability,
+        store: &PlannedStore,
         connect_timeout: std::time::Duration,
         dirs: &DataDirs,
         serve: server::Serve,
         options: &StoreOptions,
     ) -> Result<Setup> {
-        let (local, url, deployment) = match target {
+        let kind = store.id.kind;
+        let variant = &store.variant;
+        let durability = variant.durability;
+        let (local, url, deployment) = match &store.target {
             Target::Unavailable(why) => bail!("{why}"),
             Target::Embedded => (None, None, deployment("embedded", None)),
             Target::Url(u) => (None, Some(u.clone()), deployment("url", Some(u))),
             Target::Local(installation) => {
                 let installation = installation.clone();
                 let dirs = dirs.clone();
+                let variant = variant.clone();
                 let server = tokio::task::spawn_blocking(move || {
-                    server::start(kind, &installation, durability, &dirs, serve)
+                    server::start_variant(kind, &installation, &variant, &dirs, serve)
                 })
                 .await
                 .context("the server start panicked")??;
@@ -57,6 +64,7 @@ impl Setup {
                 (Some(server), Some(u), d)
             }
         };
+        let by_url = matches!(store.target, Target::Url(_));
         let sqlite_dir = match (kind.is_embedded(), &options.sqlite_path) {
             (true, None) => Some(dirs.create(kind.name())?),
             _ => None,
@@ -65,7 +73,7 @@ impl Setup {
             Some(dir) => Some(dir.path().join("dbcompare.sqlite")),
             None => options.sqlite_path.clone(),
         };
-        Ok(Setup {
+        let setup = Setup {
             kind,
             spec: ConnectSpec {
                 url,
@@ -74,13 +82,53 @@ impl Setup {
                 connect_timeout,
                 options: StoreOptions {
                     sqlite_path,
+                    settings: variant.settings.clone(),
+                    // PostgreSQL's settings hold per session: its connections set them.
+                    set_on_connect: by_url && kind == StoreKind::Postgres,
                     ..options.clone()
                 },
             },
             deployment,
             local,
             _sqlite_dir: sqlite_dir,
-        })
+        };
+        if by_url && kind != StoreKind::Postgres && !variant.settings.is_empty() {
+            setup.set_server_wide().await?;
+        }
+        Ok(setup)
+    }
+
+    /// Gives a server given by URL the variant's settings for the whole server (MySQL's
+    /// `SET GLOBAL`, Redis's `CONFIG SET`).
+    async fn set_server_wide(&self) -> Result<()> {
+        let mut store = self.kind.connect(&self.spec).await?;
+        for (name, value) in &self.spec.options.settings {
+            store.set_setting(name, value).await?;
+        }
+        store.close().await
+    }
+
+    /// Settings as the store reads them back, by name (`None` where it cannot tell): a
+    /// variant's own (`--set`), to check them, or another variant's, to show them.
+    pub async fn read_back<'a>(
+        &self,
+        names: impl IntoIterator<Item = &'a String>,
+    ) -> Result<BTreeMap<String, Option<String>>> {
+        let names: Vec<&String> = names.into_iter().collect();
+        if names.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let mut store = self.kind.connect(&self.spec).await?;
+        let mut found = BTreeMap::new();
+        for name in names {
+            let value = store
+                .setting(name)
+                .await
+                .with_context(|| format!("reading {name} back"))?;
+            found.insert(name.clone(), value);
+        }
+        store.close().await?;
+        Ok(found)
     }
 
     /// What is read of the store's server around each phase: a local server's processes,

@@ -243,6 +243,7 @@ fn fixture() -> Report {
         }),
         client_peak_rss_bytes: Some(31 << 20),
         stores: vec![ok, failed, skipped],
+        interleaved: Vec::new(),
         shares: Vec::new(),
     }
 }
@@ -298,6 +299,7 @@ fn an_unknown_schema_version_is_refused() {
         &format!("\"schema_version\": {SCHEMA_VERSION}"),
         "\"schema_version\": 99",
     );
+    assert!(rendered.contains("\"schema_version\": 99"));
     assert!(
         json::parse(&rendered)
             .unwrap_err()
@@ -776,6 +778,150 @@ fn a_phase_whose_client_ran_out_of_cpu_is_client_bound() {
 /// A concurrency level of the fixtures.
 fn level(n: u32) -> Concurrency {
     Concurrency::new(n).expect("a level of at least 1")
+}
+
+/// A run with variants: one store as `@sync` and `@async` (their runs taken in turn, the
+/// async one's inserts clearly faster, its searches alike), and another store beside them.
+fn variants_fixture() -> Report {
+    let mut report = fixture();
+    let sizes = report.plan.sizes.clone();
+    let variant = |name: &str, commit: &str, insert_ms: f64| {
+        let mut s = report.stores[0].clone();
+        s.store = name.to_string();
+        let info = s.info.as_mut().unwrap();
+        info.version = "PostgreSQL 16.4".into();
+        info.settings = BTreeMap::from([
+            ("fsync".into(), "on".into()),
+            ("synchronous_commit".into(), commit.into()),
+            ("shared_buffers".into(), "2GB".into()),
+        ]);
+        // Four runs each: what a verdict needs.
+        let runs = |p: PhaseResult, spread: [f64; 4]| {
+            let mut p = p;
+            p.runs = spread
+                .iter()
+                .map(|f| RunFigures {
+                    wall_ms: p.wall_ms * f,
+                    ops_per_s: p.ops_per_s / f,
+                    cpu_us_per_op: p.cpu_us_per_op,
+                    allocs_per_op: Some(3.0),
+                    bytes_per_op: Some(160.0),
+                    p50_us: p.latency_us.p50 * f,
+                    p99_us: p.latency_us.p99 * f,
+                    server_cpu_us_per_op: None,
+                    write_bytes_per_op: None,
+                })
+                .collect();
+            p
+        };
+        let spread = [0.98, 1.0, 1.01, 1.02];
+        s.phases = vec![
+            runs(
+                phase(
+                    PhaseKind::Insert,
+                    &sizes[0],
+                    100,
+                    insert_ms,
+                    insert_ms * 9.0,
+                ),
+                spread,
+            ),
+            runs(
+                phase(PhaseKind::Search, &sizes[0], 4000, 12.25, 2.61),
+                spread,
+            ),
+        ];
+        s
+    };
+    let sync = variant("postgres@sync", "on", 41.2);
+    let not_sync = variant("postgres@async", "off", 12.0);
+    let mut other = report.stores[0].clone();
+    other.phases.truncate(3);
+    other.phases.remove(1);
+    report.plan.stores = vec![
+        "postgres@sync".into(),
+        "postgres@async".into(),
+        "sqlite".into(),
+    ];
+    report.plan.runs = NonZeroU32::new(4).unwrap();
+    report.plan.warmup_runs = 0;
+    report.plan.concurrency = vec![Concurrency::ONE];
+    report.stores = vec![sync, not_sync, other];
+    report.interleaved = (1..=4)
+        .flat_map(|run| {
+            ["postgres@sync", "postgres@async"].map(|store| RunTurn {
+                store: store.into(),
+                run: format!("run {run}/4"),
+            })
+        })
+        .collect();
+    report
+}
+
+#[test]
+fn markdown_with_variants() {
+    insta::assert_snapshot!(markdown::render(&variants_fixture()));
+}
+
+#[test]
+fn text_recap_with_variants() {
+    insta::assert_snapshot!(text::recap(&variants_fixture()));
+}
+
+#[test]
+fn variants_differ_only_in_what_differs_and_are_judged_in_pairs() {
+    let report = variants_fixture();
+    let groups = dbcompare::report::variants::groups(&report);
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    let g = &groups[0];
+    assert_eq!(g.store, "postgres");
+    assert_eq!(g.variants, ["postgres@sync", "postgres@async"]);
+    // fsync and shared_buffers are alike: left out.
+    assert_eq!(
+        g.differing,
+        [(
+            "synchronous_commit".to_string(),
+            vec!["on".to_string(), "off".to_string()]
+        )]
+    );
+    assert!(
+        g.order
+            .as_deref()
+            .unwrap()
+            .starts_with("postgres@sync run 1/4, postgres@async run 1/4, postgres@sync run 2/4")
+    );
+    let pairs = dbcompare::report::variants::pairs(&report);
+    assert_eq!(pairs.len(), 1);
+    assert!(
+        pairs[0].title.contains("synchronous_commit: on / off"),
+        "{:?}",
+        pairs[0]
+    );
+    let verdicts: Vec<(&str, &str, &str)> = pairs[0]
+        .rows
+        .iter()
+        .map(|r| (r[0].as_str(), r[1].as_str(), r[6].as_str()))
+        .collect();
+    assert!(
+        verdicts.contains(&("INSERT micro", "ops/s", "**faster**")),
+        "{verdicts:?}"
+    );
+    assert!(
+        verdicts.contains(&("SEARCH micro", "ops/s", "no significant change")),
+        "{verdicts:?}"
+    );
+    let ranking = dbcompare::report::variants::ranking_rows(&report);
+    assert!(ranking[0][1].starts_with("postgres@async"), "{ranking:?}");
+    let page = html::render(&report, &[]);
+    assert!(page.contains("<h2>Stores and variants</h2>"), "{page}");
+    assert!(
+        page.contains("<td>synchronous_commit</td><td>on</td><td>off</td>"),
+        "{page}"
+    );
+    // A run without variants has none of it.
+    assert!(!html::render(&fixture(), &[]).contains("Stores and variants"));
+    assert!(dbcompare::report::variants::ranking_rows(&fixture()).is_empty());
+    assert!(!markdown::render(&fixture()).contains("variants"));
 }
 
 #[test]

@@ -38,6 +38,7 @@ use dbcompare::plan::{self, RunPlan, Target};
 use dbcompare::report::json;
 use dbcompare::store::registry;
 use dbcompare::store::url::StoreUrl;
+use dbcompare::variant::StoreId;
 use dbcompare::workload::ycsb::{Workload, properties};
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -1017,7 +1018,7 @@ fn a_url_without_its_store_does_not_show_its_password() {
         assert!(without_store(entry), "{entry}");
         let args = ServerArgs {
             urls: vec![entry.to_string()],
-            serve: Default::default(),
+            ..Default::default()
         };
         let e = plan::resolve_urls(&args, &|_| None).unwrap_err().0;
         assert!(!e.contains("Secret42"), "{e}");
@@ -1124,7 +1125,7 @@ proptest! {
                 .iter()
                 .map(|(store, sep, (url, _))| format!("{store}{sep}{url}"))
                 .collect(),
-            serve: Default::default(),
+            ..Default::default()
         };
         let env: BTreeMap<String, String> = variables
             .iter()
@@ -1165,10 +1166,10 @@ proptest! {
                     last.insert(*kind.unwrap(), url);
                 }
                 for (kind, url) in last {
-                    prop_assert_eq!(urls.get(&kind).map(StoreUrl::expose), Some(url));
+                    prop_assert_eq!(urls.get(&StoreId::of(kind)).map(StoreUrl::expose), Some(url));
                 }
-                for kind in urls.keys() {
-                    prop_assert!(!kind.is_embedded());
+                for id in urls.keys() {
+                    prop_assert!(!id.kind.is_embedded());
                 }
             }
             Err(e) => {
@@ -1326,7 +1327,7 @@ proptest! {
             Ok(plan) => {
                 // Stores, sizes and concurrency levels: at least one each, each once.
                 let stores = &plan.stores;
-                let kinds: HashSet<StoreKind> = stores.iter().map(|(k, _)| *k).collect();
+                let kinds: HashSet<StoreKind> = stores.iter().map(|s| s.id.kind).collect();
                 prop_assert!(!kinds.is_empty() && kinds.len() == stores.len(), "{:?}", stores);
                 let sizes = &plan.classic.sizes;
                 let names: HashSet<&str> = sizes.iter().map(|s| s.name.as_str()).collect();
@@ -1369,14 +1370,14 @@ proptest! {
                 }
                 let summary = serde_json::to_string(&plan.summary()).unwrap();
                 prop_assert!(!summary.contains(CLI_PASSWORD), "{}", summary);
-                for (_, target) in &plan.stores {
-                    hides(&format!("{target:?}"), CLI_PASSWORD, "a store's target")?;
+                for store in &plan.stores {
+                    hides(&format!("{:?}", store.target), CLI_PASSWORD, "a store's target")?;
                 }
                 // The password of every URL used is a secret to scrub, and nothing else is.
                 let used: Vec<String> = plan
                     .stores
                     .iter()
-                    .filter_map(|(_, t)| match t {
+                    .filter_map(|s| match &s.target {
                         Target::Url(u) => u.password().map(str::to_string),
                         _ => None,
                     })

@@ -155,9 +155,9 @@ fn report_and_compare_refuse_bad_files_with_exit_2() {
         (
             write(
                 "future.json",
-                &good.replacen("\"schema_version\": 1", "\"schema_version\": 2", 1),
+                &good.replacen("\"schema_version\": 3", "\"schema_version\": 4", 1),
             ),
-            "schema_version 2",
+            "schema_version 4",
         ),
         (dir.path().join("absent.json"), "cannot read it"),
     ];

@@ -1,12 +1,13 @@
 //! Raw command-line arguments and environment -> a resolved [`RunPlan`], checked before
-//! anything starts: which stores, and for each where its server comes from.
+//! anything starts: which stores (kinds, or labelled variants of them: `variants.rs`), and
+//! for each where its server comes from and what it runs with.
 
 use std::collections::HashSet;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::catalog::{Durability, StoreOptions};
 use crate::cli::{RunArgs, Suite};
 use crate::error::UsageError;
 use crate::report::model::{ClientShare, PlanSummary};
@@ -20,10 +21,12 @@ use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::ycsb::Workload;
 
 mod targets;
+mod variants;
 mod ycsb;
 
 use targets::client_targets;
-pub use targets::{Env, Locate, Target, resolve_urls, select, system_env, target};
+pub use targets::{Env, Locate, PlannedStore, Target, resolve_urls, system_env, target};
+pub use variants::{named_variants, plan_stores, select};
 use ycsb::ycsb_workloads;
 
 /// Concurrency levels in the order given, each once.
@@ -36,8 +39,9 @@ fn dedup_levels(levels: &[Concurrency]) -> Vec<Concurrency> {
 #[derive(Debug, Clone)]
 pub struct RunPlan {
     pub suite: Suite,
-    /// Stores in run order, without duplicates, each with where it runs.
-    pub stores: Vec<(StoreKind, Target)>,
+    /// Stores in run order, without duplicates, each with where it runs and what it runs
+    /// with (the variants of one store next to each other, in the order given).
+    pub stores: Vec<PlannedStore>,
     pub classic: ClassicPlan,
     pub driver: DriverPlan,
     pub pool: PoolPlan,
@@ -53,7 +57,8 @@ pub struct RunPlan {
     pub floor: bool,
     /// Capture every allocation's call site (`--alloc-sites`).
     pub alloc_sites: bool,
-    pub durability: Durability,
+    /// The durability modes asked for (each store's own is in its variant).
+    pub durability: Vec<Durability>,
     pub connect_timeout: Duration,
     /// How long a store may go without finishing an operation before its run is abandoned.
     pub stall_timeout: Option<Duration>,
@@ -71,7 +76,7 @@ impl RunPlan {
     /// Resolves and validates the arguments. A store named explicitly that cannot run is an
     /// error; with `all` it is kept, to be reported as skipped.
     pub fn resolve(args: &RunArgs, env: Env<'_>, locate: Locate<'_>) -> Result<Self, UsageError> {
-        let (named, kinds) = select(&args.stores);
+        let (named, selected) = select(&args.stores, &args.durability)?;
         let mut names = HashSet::new();
         for size in &args.sizes {
             if !names.insert(size.name.as_str()) {
@@ -85,15 +90,20 @@ impl RunPlan {
             return Err(UsageError::new("--sizes: at least one size is needed"));
         }
         let urls = resolve_urls(&args.server, env)?;
-        let stores: Vec<(StoreKind, Target)> = kinds
-            .iter()
-            .map(|&k| (k, target(k, &urls, locate)))
-            .collect();
+        let stores = plan_stores(selected, &args.server, &urls, locate)?;
         let unavailable = stores
             .iter()
-            .find(|(_, t)| matches!(t, Target::Unavailable(_)));
-        if let (true, Some((kind, Target::Unavailable(why)))) = (named, unavailable) {
-            return Err(UsageError::new(format!("--store {kind}: {why}")));
+            .find(|s| matches!(s.target, Target::Unavailable(_)));
+        if let (
+            true,
+            Some(PlannedStore {
+                id,
+                target: Target::Unavailable(why),
+                ..
+            }),
+        ) = (named, unavailable)
+        {
+            return Err(UsageError::new(format!("--store {id}: {why}")));
         }
         let client_threads = match (args.suite, args.client_threads) {
             (Suite::Pool, Some(n)) if n.get() > 1 => {
@@ -197,7 +207,7 @@ impl RunPlan {
             blog_reference: !args.no_blog_reference,
             floor: !args.no_floor,
             alloc_sites: args.alloc_sites,
-            durability: args.durability,
+            durability: args.durability.clone(),
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
             stall_timeout: (args.stall_timeout > 0).then(|| {
                 let limit = Duration::from_secs(args.stall_timeout);
@@ -218,7 +228,7 @@ impl RunPlan {
     pub fn secrets(&self) -> Vec<String> {
         self.stores
             .iter()
-            .filter_map(|(_, t)| match t {
+            .filter_map(|s| match &s.target {
                 Target::Url(u) => u.password().map(str::to_string),
                 _ => None,
             })
@@ -239,15 +249,16 @@ impl RunPlan {
         PlanSummary {
             suite: self.suite,
             scale: (self.suite == Suite::Driver).then_some(self.driver.scale),
-            stores: self
-                .stores
-                .iter()
-                .map(|(k, _)| k.name().to_string())
-                .collect(),
+            stores: self.stores.iter().map(|s| s.id.to_string()).collect(),
             sizes: self.classic.sizes.clone(),
             searches_per_insert: self.classic.searches_per_insert,
             seed: self.classic.seed,
-            durability: self.durability.name().to_string(),
+            durability: self
+                .durability
+                .iter()
+                .map(|d| d.name())
+                .collect::<Vec<_>>()
+                .join(","),
             warmup_runs: self.classic.repetitions.warmup,
             runs: self.classic.repetitions.measured,
             concurrency: self.levels().to_vec(),
@@ -274,16 +285,12 @@ impl RunPlan {
 /// one loop by default: on a machine whose cores the server shares, a second loop helped
 /// one server and slowed another (see docs/performance.md, "Client event loops");
 /// `--client-threads` chooses.
-fn default_client_threads(
-    suite: Suite,
-    stores: &[(StoreKind, Target)],
-    levels: &[Concurrency],
-) -> usize {
+fn default_client_threads(suite: Suite, stores: &[PlannedStore], levels: &[Concurrency]) -> usize {
     let mut highest = levels.iter().map(|l| l.tasks()).max().unwrap_or(1);
     if suite == Suite::Driver {
         highest = highest.max(16);
     }
-    let embedded = stores.iter().any(|(k, _)| k.is_embedded());
+    let embedded = stores.iter().any(|s| s.id.kind.is_embedded());
     if embedded && highest > 1 {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         highest.min(cores)

@@ -1,15 +1,24 @@
 //! Where each store of a run comes from: `--url` entries and `DBCOMPARE_<STORE>_URL`
 //! variables, the installed servers, and what sharing a run between load clients asks of
-//! them.
+//! them; a store of the run with its target ([`PlannedStore`]).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use crate::catalog::{StoreKind, StoreOptions, Suite};
-use crate::cli::{ServerArgs, StoreSelector};
+use crate::cli::ServerArgs;
 use crate::error::UsageError;
 use crate::server::{self, Installation};
 use crate::store::registry::parse_url;
 use crate::store::url::{StoreUrl, mask_userinfo};
+use crate::variant::{StoreId, Variant};
+
+/// A store of the run: which one, where its server comes from, what it runs with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedStore {
+    pub id: StoreId,
+    pub target: Target,
+    pub variant: Variant,
+}
 
 /// Where a store's server comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,17 +67,18 @@ pub fn system_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-/// `--url STORE=URL` entries and `DBCOMPARE_<STORE>_URL` variables, checked; `--url` wins.
+/// `--url STORE=URL` entries (`STORE@LABEL=URL` for one variant) and
+/// `DBCOMPARE_<STORE>_URL` variables, checked; `--url` wins.
 pub fn resolve_urls(
     args: &ServerArgs,
     env: Env<'_>,
-) -> Result<BTreeMap<StoreKind, StoreUrl>, UsageError> {
+) -> Result<BTreeMap<StoreId, StoreUrl>, UsageError> {
     let mut urls = BTreeMap::new();
     for &kind in StoreKind::all().iter().filter(|k| !k.is_embedded()) {
         if let Some(raw) = env(&kind.url_env()) {
             let url = parse_url(kind, &raw)
                 .map_err(|e| UsageError::new(format!("{} (from {})", e.0, kind.url_env())))?;
-            urls.insert(kind, url);
+            urls.insert(StoreId::of(kind), url);
         }
     }
     for entry in &args.urls {
@@ -84,48 +94,26 @@ pub fn resolve_urls(
         if name.contains("://") {
             return Err(expected());
         }
-        let kind = crate::cli::parse_store(name)
-            .ok()
-            .and_then(|s| match s {
-                StoreSelector::One(k) => Some(k),
-                StoreSelector::All => None,
-            })
-            .ok_or_else(|| {
-                let names: Vec<&str> = StoreKind::all().iter().map(|k| k.name()).collect();
-                UsageError::new(format!(
-                    "--url: unknown store '{name}'; valid names: {}",
-                    names.join(", ")
-                ))
-            })?;
-        urls.insert(kind, parse_url(kind, raw)?);
+        let id = StoreId::parse(name).map_err(|e| UsageError::new(format!("--url: {e}")))?;
+        if id.kind.is_embedded() {
+            return Err(UsageError::new(format!(
+                "--url {id}: {} is embedded: it needs no server",
+                id.kind
+            )));
+        }
+        let url = parse_url(id.kind, raw)?;
+        urls.insert(id, url);
     }
     Ok(urls)
 }
 
-/// The stores `--store` names, in order and each once, and whether they were named (rather
-/// than `all`).
-pub fn select(stores: &[StoreSelector]) -> (bool, Vec<StoreKind>) {
-    let named = !stores.contains(&StoreSelector::All);
-    if !named {
-        return (false, StoreKind::all().to_vec());
-    }
-    let mut seen = HashSet::new();
-    let kinds = stores
-        .iter()
-        .filter_map(|s| match s {
-            StoreSelector::One(k) => seen.insert(*k).then_some(*k),
-            StoreSelector::All => None,
-        })
-        .collect();
-    (true, kinds)
-}
-
-/// Where `kind` runs, given the URLs and the installed servers.
-pub fn target(kind: StoreKind, urls: &BTreeMap<StoreKind, StoreUrl>, locate: Locate<'_>) -> Target {
+/// Where `id` runs, given the URLs (its own, else its kind's) and the installed servers.
+pub fn target(id: &StoreId, urls: &BTreeMap<StoreId, StoreUrl>, locate: Locate<'_>) -> Target {
+    let kind = id.kind;
     if kind.is_embedded() {
         return Target::Embedded;
     }
-    if let Some(url) = urls.get(&kind) {
+    if let Some(url) = urls.get(id).or_else(|| urls.get(&StoreId::of(kind))) {
         return Target::Url(url.clone());
     }
     match locate(kind) {
@@ -141,7 +129,7 @@ pub fn target(kind: StoreKind, urls: &BTreeMap<StoreKind, StoreUrl>, locate: Loc
 /// With `--client`: the classic suite, and every store on a server all the clients reach.
 pub(super) fn client_targets(
     suite: Suite,
-    stores: &[(StoreKind, Target)],
+    stores: &[PlannedStore],
     options: &StoreOptions,
 ) -> Result<(), UsageError> {
     if suite != Suite::Classic {
@@ -151,8 +139,9 @@ pub(super) fn client_targets(
             suite
         )));
     }
-    for (kind, target) in stores {
-        match target {
+    for store in stores {
+        let kind = &store.id;
+        match &store.target {
             Target::Url(_) => {}
             Target::Embedded if options.sqlite_path.is_some() => {}
             Target::Embedded => {

@@ -1,6 +1,7 @@
 //! The plan's resolution from command lines and environments.
 
 use super::*;
+use crate::catalog::StoreKind;
 use crate::cli::Cli;
 use crate::server::Installation;
 use clap::Parser;
@@ -26,13 +27,20 @@ fn no_env(_: &str) -> Option<String> {
 #[test]
 fn all_keeps_unavailable_stores_to_skip_them() {
     let plan = RunPlan::resolve(&args(&[]), &no_env, &installed).unwrap();
-    let kinds: Vec<_> = plan.stores.iter().map(|(k, _)| *k).collect();
+    let kinds: Vec<_> = plan.stores.iter().map(|s| s.id.kind).collect();
     assert_eq!(kinds, StoreKind::all());
-    assert_eq!(plan.stores[0].1, Target::Embedded);
+    assert_eq!(plan.stores[0].target, Target::Embedded);
     assert!(
-        matches!(plan.stores[1].1, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))
+        matches!(plan.stores[1].target, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))
     );
-    let of = |kind: StoreKind| &plan.stores.iter().find(|(k, _)| *k == kind).unwrap().1;
+    let of = |kind: StoreKind| {
+        &plan
+            .stores
+            .iter()
+            .find(|s| s.id.kind == kind)
+            .unwrap()
+            .target
+    };
     assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
     assert!(
         matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains("DBCOMPARE_MONGODB_URL"))
@@ -110,7 +118,9 @@ fn urls_come_from_flags_then_environment() {
     let env =
         |name: &str| (name == "DBCOMPARE_POSTGRES_URL").then(|| "postgres://env@h1/db".to_string());
     let plan = RunPlan::resolve(&args(&["--store", "postgres"]), &env, &installed).unwrap();
-    assert!(matches!(&plan.stores[0].1, Target::Url(u) if u.masked() == "postgres://env@h1/db"));
+    assert!(
+        matches!(&plan.stores[0].target, Target::Url(u) if u.masked() == "postgres://env@h1/db")
+    );
     let plan = RunPlan::resolve(
         &args(&[
             "--store",
@@ -122,7 +132,7 @@ fn urls_come_from_flags_then_environment() {
         &installed,
     )
     .unwrap();
-    assert!(matches!(&plan.stores[0].1, Target::Url(u) if u.address() == "h2:5432"));
+    assert!(matches!(&plan.stores[0].target, Target::Url(u) if u.address() == "h2:5432"));
     assert_eq!(plan.secrets(), vec!["pw".to_string()]);
 }
 

@@ -12,11 +12,14 @@ use super::stats::{Estimate, Welch};
 use crate::catalog::Suite;
 use crate::workload::levels::Concurrency;
 
+/// The headers of [`row_cells`].
+pub const ROW_HEADERS: [&str; 7] = ["phase", "figure", "base", "new", "change", "p", "verdict"];
+
 /// Runs per side below which no verdict is given.
 pub const MIN_RUNS: usize = 3;
 
 /// Confidence of the intervals shown.
-const CONFIDENCE: f64 = 0.95;
+pub const CONFIDENCE: f64 = 0.95;
 
 /// A figure compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,7 +226,9 @@ fn same_phase(a: &PhaseResult, b: &PhaseResult) -> bool {
     a.kind == b.kind && a.size.name == b.size.name && a.concurrency == b.concurrency
 }
 
-fn compare_store(base: &StoreResult, new: &StoreResult, alpha: f64) -> StoreComparison {
+/// One store in two runs (or two variants in one run: `base` against `new`), phase by
+/// phase.
+pub fn compare_store(base: &StoreResult, new: &StoreResult, alpha: f64) -> StoreComparison {
     let mut notes = Vec::new();
     for (side, s) in [("base", base), ("new", new)] {
         if let Some(error) = &s.error {
@@ -476,7 +481,7 @@ pub fn markdown(c: &Comparison, base_name: &str, new_name: &str) -> String {
             out += "| phase | figure | base | new | change | p | verdict |\n";
             out += "|---|---|---:|---:|---:|---:|---|\n";
             for r in &s.rows {
-                out += &row_line(r);
+                out += &format!("| {} |\n", row_cells(r).join(" | "));
             }
             out.push('\n');
         }
@@ -490,7 +495,9 @@ pub fn markdown(c: &Comparison, base_name: &str, new_name: &str) -> String {
     out
 }
 
-fn row_line(r: &Row) -> String {
+/// A row's cells: phase, figure, base, new, change, p, verdict (markdown: significant
+/// changes in bold).
+pub fn row_cells(r: &Row) -> Vec<String> {
     // An interval from fewer runs than a verdict needs is too wide to read: the runs then.
     let value = |e: &Estimate| match e.half_width {
         Some(h) if e.n >= MIN_RUNS => {
@@ -522,13 +529,15 @@ fn row_line(r: &Row) -> String {
             }
         },
     );
-    format!(
-        "| {} | {} | {} | {} | {change} | {p} | {verdict} |\n",
+    vec![
         cell(&r.phase),
-        r.figure.label(),
+        r.figure.label().to_string(),
         value(&r.base),
-        value(&r.new)
-    )
+        value(&r.new),
+        change,
+        p,
+        verdict,
+    ]
 }
 
 /// Text safe in a markdown table cell.

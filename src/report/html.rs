@@ -1,6 +1,6 @@
 //! HTML rendering (`report.html`): one self-contained page (styles and SVG charts inline,
 //! nothing fetched) with the run and machine, warnings, the recap tables, every chart, and
-//! each store's settings and blog-style lines.
+//! each store's settings and blog-style lines; a run with variants' part in `variants.rs`.
 
 use std::fmt::Write;
 
@@ -13,6 +13,8 @@ use super::tables::{
     time_rows,
 };
 use super::warnings::{schedule_warning, series_warnings};
+
+mod variants;
 
 const STYLE: &str = "
 :root { color-scheme: light dark; --fg: #1b1f24; --bg: #ffffff; --muted: #59636e;
@@ -189,6 +191,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
             out.push_str(&table(&strings(&["phase", "now", "2016"]), &ranks, 3));
         }
     }
+    out.push_str(&variants::section(report));
     if !charts.is_empty() {
         out.push_str("<h2>Charts</h2>\n");
         for (title, svg) in charts {

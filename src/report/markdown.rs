@@ -1,11 +1,13 @@
 //! Markdown rendering (`results.md`): the run and machine, the blog's sections per store and
-//! the recap tables.
+//! the recap tables; a store's variants' parts in `variants.rs`.
 
 use std::fmt::Write;
 
 use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
 use super::facts::{client_bound_lines, phase_notes, run_facts};
 use super::format::human_size;
+
+mod variants;
 use super::lines::{runs_block, store_header, store_lines};
 use super::model::{PhaseKind, Report, RunStatus};
 use super::tables::{
@@ -53,7 +55,11 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "- {fact}");
     }
     out.push('\n');
+    let groups = super::variants::groups(report);
     for r in &report.stores {
+        if let Some(g) = groups.iter().find(|g| g.variants[0] == r.store) {
+            out.push_str(&variants::group_block(g));
+        }
         let _ = writeln!(
             out,
             "## {}\n",
@@ -150,6 +156,7 @@ pub fn render(report: &Report) -> String {
             }
         }
     }
+    out.push_str(&variants::section(report));
     out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
     let rows = phase_rows(report);
     out.push_str(&table(&PHASE_HEADERS, &rows, 3));

@@ -7,7 +7,8 @@
 //! [`compare`], and [`merge`] (which loads runs through [`json`]); what they share: the
 //! recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
 //! blog's lines ([`lines`]), the warnings a phase's figures give ([`warnings`]), the blog's
-//! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]); and on the
+//! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]), a store's
+//! variants side by side ([`variants`], which judges them as [`compare`] does); and on the
 //! ground floor the number formats ([`format`]), the statistics of repeated figures
 //! ([`stats`]) and the model ([`model`]).
 
@@ -36,6 +37,7 @@ pub mod model;
 pub mod stats;
 pub mod tables;
 pub mod text;
+pub mod variants;
 pub mod warnings;
 
 /// The subdirectory of `--out` the charts go to (results.md links them there).

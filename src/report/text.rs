@@ -1,8 +1,10 @@
 //! Plain-text rendering: each store's blog lines and the recap tables printed at the end
-//! of a run, with aligned columns.
+//! of a run, with aligned columns (a run with variants ends with their part: `variants.rs`).
 
 use super::costs::{COST_HEADERS, cost_rows, space_lines};
 use super::facts::{client_bound_lines, phase_notes};
+
+mod variants;
 use super::lines::{runs_block, store_header, store_lines};
 use super::model::{Report, StoreInfo};
 use super::tables::{
@@ -138,6 +140,7 @@ pub fn recap(report: &Report) -> String {
             out.push('\n');
         }
     }
+    out.push_str(&variants::recap(report));
     out
 }
 

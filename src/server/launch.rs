@@ -7,8 +7,11 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use std::collections::BTreeMap;
+
 use super::tls;
 use crate::catalog::Durability;
+use crate::variant::ConfigLayer;
 
 /// What a launcher starts its server with.
 pub(super) struct Launch<'a> {
@@ -23,6 +26,38 @@ pub(super) struct Launch<'a> {
     pub masters: u16,
     /// Whether the directory is kept after the run.
     pub keep_data: bool,
+    /// A variant's configuration file, after `configs/`'s lines (`--config`).
+    pub config: Option<&'a ConfigLayer>,
+    /// A variant's single settings, after everything else (`--set`).
+    pub settings: &'a BTreeMap<String, String>,
+}
+
+impl Launch<'_> {
+    /// The variant's configuration file and settings as lines of a configuration file
+    /// (`line(key, value)` writes one setting the server's way), each part under a comment
+    /// saying where it comes from; empty when it has none.
+    pub fn variant_lines(&self, line: impl Fn(&str, &str) -> String) -> String {
+        let mut out = self.config_lines();
+        if !self.settings.is_empty() {
+            out.push_str("\n# --- dbcompare: --set ---\n");
+            for (key, value) in self.settings {
+                out.push_str(&line(key, value));
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The variant's configuration file alone, under a comment naming it.
+    pub fn config_lines(&self) -> String {
+        self.config.map_or_else(String::new, |config| {
+            format!(
+                "\n# --- dbcompare: --config {} ---\n{}\n",
+                config.path.display(),
+                config.text.trim_end()
+            )
+        })
+    }
 }
 
 /// A fresh password: 128 bits from the system's random source, in hexadecimal (nothing a

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::catalog::{Durability, Launcher, StoreKind};
+use crate::variant::Variant;
 
 mod host;
 mod launch;
@@ -157,6 +158,19 @@ pub fn start(
     dirs: &DataDirs,
     serve: Serve,
 ) -> Result<LocalServer> {
+    start_variant(kind, installation, &Variant::plain(durability), dirs, serve)
+}
+
+/// [`start`] for a variant: its durability mode, and its configuration file and settings
+/// after `configs/`'s (see each launcher for how its server takes them).
+pub fn start_variant(
+    kind: StoreKind,
+    installation: &Installation,
+    variant: &Variant,
+    dirs: &DataDirs,
+    serve: Serve,
+) -> Result<LocalServer> {
+    let durability = variant.durability;
     let started = Instant::now();
     let keep_data = dirs.keep;
     let launcher = kind
@@ -190,6 +204,8 @@ pub fn start(
         tls: server.tls.as_ref(),
         masters: serve.cluster_masters,
         keep_data,
+        config: variant.config.as_ref(),
+        settings: &variant.settings,
     };
     let launched = match launcher {
         Launcher::Postgres => postgres::launch(installation, &launch),

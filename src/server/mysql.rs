@@ -86,8 +86,9 @@ pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
             "{CONFIG}
 # Per instance.
 tmpdir = {}
-",
-            tmp.display()
+{}",
+            tmp.display(),
+            launch.config_lines()
         ),
     )?;
     let defaults_arg = format!("--defaults-file={}", defaults.display());
@@ -130,6 +131,10 @@ tmpdir = {}
     }
     if durability == Durability::Relaxed {
         server.arg("--innodb-flush-log-at-trx-commit=2");
+    }
+    // After the durability mode's: the variant's own settings win.
+    for (key, value) in launch.settings {
+        server.arg(format!("--{key}={value}"));
     }
     if let Some(tls) = launch.tls {
         server

@@ -127,6 +127,7 @@ pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
         std::fs::read_to_string(&conf).with_context(|| format!("reading {}", conf.display()))?;
     settings.push_str("\n# --- dbcompare: configs/postgresql.conf ---\n");
     settings.push_str(CONFIG);
+    settings.push_str(&launch.variant_lines(|key, value| format!("{key} = '{value}'")));
     write_file(&conf, &settings)?;
 
     let mut options = format!(

@@ -66,6 +66,10 @@ fn config(launch: &Launch, data: &Path, port: u16) -> String {
     if launch.durability == Durability::Relaxed {
         conf.push_str("appendfsync everysec\n");
     }
+    conf.push_str(&launch.variant_lines(|key, value| match value {
+        "" => format!("{key} \"\""),
+        _ => format!("{key} {value}"),
+    }));
     conf
 }
 

@@ -74,6 +74,22 @@ pub trait Store: Send + Sized {
         async { Ok(BTreeMap::new()) }
     }
 
+    /// A server setting by name, as the server holds it for this connection (`SHOW`,
+    /// `SELECT @@`, `CONFIG GET`): how a variant's own settings are read back. `None` for a
+    /// store without settings by name (the default).
+    fn setting(&mut self, name: &str) -> impl Future<Output = Result<Option<String>>> + Send {
+        let _ = name;
+        async { Ok(None) }
+    }
+
+    /// Sets a setting for the whole server (`SET GLOBAL`, `CONFIG SET`): a variant's `--set`
+    /// on a server given by URL. By default the store has no way to, which is an error.
+    fn set_setting(&mut self, name: &str, value: &str) -> impl Future<Output = Result<()>> + Send {
+        let _ = value;
+        let refusal = anyhow!("this store has no way to set {name} on its server");
+        async move { Err(refusal) }
+    }
+
     /// Ends the connection with the driver's goodbye to the server, where it has one (by
     /// default the store is simply dropped). The suites call it after a connection's last
     /// operation, on the event loop the connection was opened on.

@@ -120,6 +120,12 @@ macro_rules! any_store {
             async fn counters(&mut self) -> Result<std::collections::BTreeMap<String, u64>> {
                 dispatch!($enum self, s: S => s.counters().await; $($kind => $type),+)
             }
+            async fn setting(&mut self, name: &str) -> Result<Option<String>> {
+                dispatch!($enum self, s: S => s.setting(name).await; $($kind => $type),+)
+            }
+            async fn set_setting(&mut self, name: &str, value: &str) -> Result<()> {
+                dispatch!($enum self, s: S => s.set_setting(name, value).await; $($kind => $type),+)
+            }
             async fn close(self) -> Result<()> {
                 dispatch!($enum self, s: S => s.close().await; $($kind => $type),+)
             }

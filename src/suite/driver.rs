@@ -86,6 +86,7 @@ async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
         let mut runs = Vec::new();
         let mut failure = None;
         for rep in plan.repetitions.iter() {
+            super::turns::next_run(|| format!("{}: {}", test.name(), rep.label)).await;
             executor::announce(&rep, Some(&test.name()), observer);
             let op = Arc::new(Iteration::<C> {
                 operation: test.operation(),

@@ -110,6 +110,7 @@ async fn run_tests<C: Connect<Store: PoolStore> + Send + 'static>(
                 if interrupt::requested() {
                     bail!("{}: interrupted", test.name());
                 }
+                super::turns::next_run(|| format!("{}: {}", test.name(), rep.label)).await;
                 executor::announce(&rep, Some(test.name()), observer);
                 let run = match test {
                     PoolTest::LargeResultSet => {

@@ -109,6 +109,7 @@ pub fn merge(inputs: Vec<(String, Report)>) -> Result<Report> {
             .filter_map(|(_, r)| r.client_peak_rss_bytes)
             .max(),
         stores,
+        interleaved: lead.interleaved.clone(),
         shares: shares
             .iter()
             .map(|(file, r)| MergedShare {

@@ -32,10 +32,11 @@ pub use phase::{
 };
 pub use store::{Deployment, StoreResult, StoreStatus};
 
-/// Version of the `run.json` layout.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
+/// variants' `interleaved` runs.
+pub const SCHEMA_VERSION: u32 = 3;
 
-/// The oldest layout still read: version 2 only added fields (the server's cost).
+/// The oldest layout still read: the versions since only added fields.
 pub const OLDEST_SCHEMA_READ: u32 = 1;
 
 /// A whole run: what was asked, where it ran, and what each store did.
@@ -63,12 +64,27 @@ pub struct Report {
     /// servers' memory is not in it). Absent where it cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_peak_rss_bytes: Option<u64>,
-    /// One entry per requested store, in run order.
+    /// One entry per requested store, in run order (a variant of a store is one:
+    /// `postgres@sync`).
     pub stores: Vec<StoreResult>,
+    /// The variants of one store run interleaved, run by run: each of their runs in the
+    /// order it was made. Absent when no store had variants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interleaved: Vec<RunTurn>,
     /// A merged run (`dbcompare merge`): every load client's run, in share order; the
     /// figures above are theirs together.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shares: Vec<MergedShare>,
+}
+
+/// One run of a variant, in the order the variants of its store took their turns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunTurn {
+    /// The variant (`postgres@sync`).
+    pub store: String,
+    /// The run (`warm-up run 1/1 (discarded)`, `run 2/3`; a driver or pool test's name
+    /// before it).
+    pub run: String,
 }
 
 /// The machine's floor: the loopback round trip every server store's operation pays at

@@ -410,6 +410,30 @@ impl Store for MysqlStore {
     }
 
     /// COM_QUIT, then the socket is closed.
+    async fn setting(&mut self, name: &str) -> Result<Option<String>> {
+        // Options take `-` and `_` alike; variables only `_`.
+        let name = name.replace('-', "_");
+        Ok(self.variables(&[&name]).await?.remove(&name))
+    }
+
+    async fn set_setting(&mut self, name: &str, value: &str) -> Result<()> {
+        let name = name.replace('-', "_");
+        // A number or a word as it is (`2`, `ON`); anything else as a string.
+        let plain = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'));
+        let value = if plain {
+            value.to_string()
+        } else {
+            format!("'{value}'")
+        };
+        self.conn
+            .query_drop(format!("SET GLOBAL {name} = {value}"))
+            .await
+            .with_context(|| format!("SET GLOBAL {name} = {value}"))
+    }
+
     async fn close(self) -> Result<()> {
         Ok(self.conn.disconnect().await?)
     }

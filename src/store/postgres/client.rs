@@ -100,7 +100,7 @@ impl Adapter for PostgresStore<TokioPostgres> {
         conn.client
             .batch_execute(&opening.set)
             .await
-            .context("setting synchronous_commit")?;
+            .with_context(|| format!("setting up the session: {}", opening.set))?;
         opening.store(conn, spec)
     }
 }
@@ -145,6 +145,10 @@ impl Store for PostgresStore<TokioPostgres> {
 
     /// Drops the client, whose connection task then sends Terminate and ends, and waits
     /// for the task.
+    async fn setting(&mut self, name: &str) -> Result<Option<String>> {
+        self.show(name).await.map(Some)
+    }
+
     async fn close(self) -> Result<()> {
         let TokioPostgres { client, task, .. } = self.conn;
         drop(client);

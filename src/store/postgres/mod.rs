@@ -84,14 +84,10 @@ impl Opening {
         let split = tls::split(url.expose())?;
         let mut config = Config::from_str(&split.url)?;
         config.connect_timeout(spec.connect_timeout);
-        let commit = match spec.durability {
-            Durability::Durable => "on",
-            Durability::Relaxed => "off",
-        };
         Ok(Opening {
             config,
             split,
-            set: format!("SET synchronous_commit = {commit}"),
+            set: session_settings(spec),
         })
     }
 
@@ -104,6 +100,33 @@ impl Opening {
             hosts: spec.server_url(StoreKind::Postgres)?.hosts().to_vec(),
         })
     }
+}
+
+/// What every connection runs first: the durability mode's `synchronous_commit` (the
+/// server's own when the variant sets it), then the variant's own settings when the store
+/// sets them (never empty).
+fn session_settings(spec: &ConnectSpec) -> String {
+    let own = &spec.options.settings;
+    let mut set = Vec::new();
+    match (
+        own.contains_key("synchronous_commit"),
+        spec.options.set_on_connect,
+    ) {
+        (false, _) => {
+            let commit = match spec.durability {
+                Durability::Durable => "on",
+                Durability::Relaxed => "off",
+            };
+            set.push(format!("SET synchronous_commit = {commit}"));
+        }
+        // The variant's, as its server started with it.
+        (true, false) => set.push("SET synchronous_commit = DEFAULT".to_string()),
+        (true, true) => {}
+    }
+    if spec.options.set_on_connect {
+        set.extend(own.iter().map(|(k, v)| format!("SET {k} = '{v}'")));
+    }
+    set.join("; ")
 }
 
 /// Checks a URL the way the driver will read it.

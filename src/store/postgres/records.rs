@@ -87,7 +87,7 @@ impl Adapter for PostgresStore<Own> {
         let mut wire = Wire::connect(&opening.config, ask, spec.connect_timeout).await?;
         wire.simple(&opening.set)
             .await
-            .context("setting synchronous_commit")?;
+            .with_context(|| format!("setting up the session: {}", opening.set))?;
         let own = Own {
             wire,
             prepared: false,
@@ -176,6 +176,10 @@ impl Store for PostgresStore<Own> {
     }
 
     /// Ends the connection with Terminate.
+    async fn setting(&mut self, name: &str) -> Result<Option<String>> {
+        self.show(name).await.map(Some)
+    }
+
     async fn close(self) -> Result<()> {
         self.conn.wire.close().await
     }

@@ -374,6 +374,24 @@ impl Store for RedisStore {
         Ok(usage)
     }
 
+    async fn setting(&mut self, name: &str) -> Result<Option<String>> {
+        self.config(name).await.map(Some)
+    }
+
+    async fn set_setting(&mut self, name: &str, value: &str) -> Result<()> {
+        for node in self.targets() {
+            let _: () = self
+                .conn
+                .on(
+                    node.as_ref(),
+                    redis::cmd("CONFIG").arg("SET").arg(name).arg(value),
+                )
+                .await
+                .with_context(|| format!("CONFIG SET {name} {value}"))?;
+        }
+        Ok(())
+    }
+
     async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
         let mut counts = BTreeMap::new();
         for node in self.targets() {

@@ -132,6 +132,7 @@ pub async fn run<C: Connect + Send + 'static>(
     let mut measured: Vec<PhaseRun> = Vec::new();
     let mut outcome = Ok(());
     for rep in plan.repetitions.iter() {
+        super::turns::next_run(|| rep.label.to_string()).await;
         executor::announce(&rep, None, observer);
         let mut this_run = Vec::new();
         outcome = run_once(

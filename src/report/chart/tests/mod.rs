@@ -189,6 +189,7 @@ fn report_of(stores: Vec<StoreResult>) -> Report {
         floor: None,
         client_peak_rss_bytes: None,
         stores,
+        interleaved: Vec::new(),
         shares: Vec::new(),
     }
 }
