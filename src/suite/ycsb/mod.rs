@@ -266,6 +266,14 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     };
     let mut phase = Phase::new(PhaseKind::Ycsb, size, total_ops, concurrency);
     phase.rate = rate;
+    if let ops::Source::Given(given) = &source {
+        // The load: what its bytes written are compared with.
+        let keys = given.iter().filter_map(|op| match op {
+            Op::Insert { key } => Some(*key),
+            _ => None,
+        });
+        phase.logical_bytes = Some(workload.logical_bytes(keys));
+    }
     let op = Arc::new(ops::Operations::<C> {
         workload: Arc::new(workload.clone()),
         truth: Arc::clone(truth),

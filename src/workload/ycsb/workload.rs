@@ -227,10 +227,39 @@ impl Workload {
         format!("user{n:0>width$}", width = self.zero_padding)
     }
 
+    /// The logical bytes of the records numbered `keys`: each one's key, its field names
+    /// and values (YCSB's own measure of a record, without any store's encoding).
+    pub fn logical_bytes(&self, keys: impl Iterator<Item = i64>) -> u64 {
+        let fields: usize = self
+            .field_names()
+            .iter()
+            .map(|f| f.len() + self.field_length)
+            .sum();
+        keys.map(|k| (self.key_name(k).len() + fields) as u64).sum()
+    }
+
     /// `field0` to `field9` (with the workload's prefix and count).
     pub fn field_names(&self) -> Vec<String> {
         (0..self.field_count)
             .map(|i| format!("{}{i}", self.field_name_prefix))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_records_logical_bytes_are_its_key_field_names_and_values() {
+        let w = Workload::defaults("a");
+        let one = w.key_name(7).len() + 10 * ("field0".len() + 100);
+        assert_eq!(w.logical_bytes([7].into_iter()), one as u64);
+        assert_eq!(
+            w.logical_bytes(0..3),
+            (0..3)
+                .map(|k| w.logical_bytes([k].into_iter()))
+                .sum::<u64>()
+        );
     }
 }
