@@ -179,7 +179,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
 fn not_runnable(w: &Workload, lacking: &[(OpKind, String)]) -> Option<String> {
     let missing: Vec<String> = lacking
         .iter()
-        .filter(|(kind, _)| w.proportion(*kind) > 0.0)
+        .filter(|(kind, _)| kind.share_in(w) > 0.0)
         .map(|(kind, why)| format!("no {}: {why}", kind.name()))
         .collect();
     (!missing.is_empty()).then(|| missing.join("; "))
@@ -189,9 +189,9 @@ fn not_runnable(w: &Workload, lacking: &[(OpKind, String)]) -> Option<String> {
 /// read and update counted too), then its total when it makes more than one.
 fn rows_of(w: &Workload) -> Vec<String> {
     let makes = |kind: OpKind| {
-        w.proportion(kind) > 0.0
+        kind.share_in(w) > 0.0
             || (matches!(kind, OpKind::Read | OpKind::Update)
-                && w.proportion(OpKind::ReadModifyWrite) > 0.0)
+                && OpKind::ReadModifyWrite.share_in(w) > 0.0)
     };
     let mut rows: Vec<String> = OpKind::ALL
         .into_iter()

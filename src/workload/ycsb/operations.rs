@@ -220,6 +220,20 @@ pub enum OpKind {
 }
 
 impl OpKind {
+    /// This kind's share among the operations of a run of `w`.
+    pub fn share_in(self, w: &Workload) -> f64 {
+        let p = w.proportions;
+        match self {
+            OpKind::Read => p.read,
+            OpKind::Update => p.update,
+            OpKind::Insert => p.insert,
+            OpKind::Scan => p.scan,
+            OpKind::ReadModifyWrite => p.read_modify_write,
+        }
+    }
+}
+
+impl OpKind {
     pub const ALL: [OpKind; 5] = [
         OpKind::Read,
         OpKind::Update,

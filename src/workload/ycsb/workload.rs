@@ -198,18 +198,6 @@ impl Workload {
         }
     }
 
-    /// The share of `kind` among the operations of a run.
-    pub fn proportion(&self, kind: super::OpKind) -> f64 {
-        let p = self.proportions;
-        match kind {
-            super::OpKind::Read => p.read,
-            super::OpKind::Update => p.update,
-            super::OpKind::Insert => p.insert,
-            super::OpKind::Scan => p.scan,
-            super::OpKind::ReadModifyWrite => p.read_modify_write,
-        }
-    }
-
     /// The records the key choosers draw from.
     pub fn key_count(&self) -> u64 {
         self.insert_count
