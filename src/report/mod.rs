@@ -5,7 +5,7 @@
 //! From the top floor down: this file (it writes what the renderers make); the renderers
 //! ([`text`], [`markdown`], [`html`], [`csv`], [`json`], [`chart`]: none imports another),
 //! [`compare`], and [`merge`] (which loads runs through [`json`]); what they share: the
-//! recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
+//! verdict a report opens with ([`verdict`]), the recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
 //! blog's lines ([`lines`]), the warnings a phase's figures give ([`warnings`]), the blog's
 //! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]); and on the
 //! ground floor the number formats ([`format`]), the statistics of repeated figures
@@ -36,6 +36,7 @@ pub mod model;
 pub mod stats;
 pub mod tables;
 pub mod text;
+pub mod verdict;
 pub mod warnings;
 
 /// The subdirectory of `--out` the charts go to (results.md links them there).
