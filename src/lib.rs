@@ -44,6 +44,8 @@
 //!   ([`workload::levels`]).
 //! - [`catalog`]: the store kinds and every per-kind fact, durability, each store's own
 //!   options, and what a store reports about itself.
+//! - [`counters`]: the names of the counters a server keeps about itself that the cost
+//!   figures read.
 //! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
 //!   heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
 
@@ -55,6 +57,7 @@ pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod console;
+pub mod counters;
 pub mod error;
 pub mod interrupt;
 pub mod liveness;

@@ -904,3 +904,31 @@ fn every_report_opens_with_the_verdict_and_gives_a_skipped_store_no_column() {
 fn level(n: u32) -> Concurrency {
     Concurrency::new(n).expect("a level of at least 1")
 }
+
+#[test]
+fn compare_tests_the_servers_cost_as_it_tests_throughput() {
+    let (mut base, mut new) = comparison_pair();
+    let cpu = |p: &mut PhaseResult, us: f64| {
+        for (i, r) in p.runs.iter_mut().enumerate() {
+            r.server_cpu_us_per_op = Some(us * (1.0 + i as f64 / 100.0));
+        }
+    };
+    cpu(&mut base.stores[0].phases[1], 20.0);
+    cpu(&mut new.stores[0].phases[1], 30.0);
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    let row = c.stores[0]
+        .rows
+        .iter()
+        .find(|r| r.phase == "SEARCH micro" && r.figure == compare::Figure::ServerCpu)
+        .expect("a server CPU row where both runs read it");
+    assert_eq!(row.verdict, compare::Verdict::Worse);
+    assert!((row.change_pct - 50.0).abs() < 1.0, "{}", row.change_pct);
+    // Where only one side read it, there is nothing to compare.
+    assert!(
+        !c.stores[0]
+            .rows
+            .iter()
+            .any(|r| r.phase == "SEARCH tiny" && r.figure == compare::Figure::ServerCpu)
+    );
+    assert!(compare::markdown(&c, "base", "new").contains("server cpu us/op"));
+}

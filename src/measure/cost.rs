@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::processes::{Processes, SAMPLE_EVERY, Sample, Sampler, Usage, own_io};
+use crate::counters;
 use crate::report::model::{CostSource, RunFigures, ServerCost, ServerPoint};
 use crate::report::stats::Spread;
 
@@ -140,10 +141,6 @@ impl ServerRun {
     }
 }
 
-/// Counters of durable writes are named so (`syncs (pg_stat_wal)`) by the stores that
-/// count them.
-pub const SYNCS: &str = "syncs";
-
 /// The server's cost of a phase from its measured runs (`(ops, server run)` each, and
 /// what the server's counters rose by over all of them); `None` when no run was read.
 pub fn server_cost(
@@ -175,16 +172,23 @@ pub fn server_cost(
     };
     let write_bytes_per_op = median(&|u| u.write_bytes as f64);
     let per_op = |n: u64| n as f64 / all_ops.max(1) as f64;
-    let syncs: Option<u64> = counters
-        .iter()
-        .filter(|(name, _)| name.starts_with(SYNCS))
-        .map(|(_, n)| *n)
-        .reduce(|a, b| a + b);
+    // What the server counted of a figure, per operation (a server given by URL has no
+    // other source).
+    let counted = |figure: &str| -> Option<f64> {
+        counters
+            .iter()
+            .filter(|(name, _)| counters::figure_of(name) == figure)
+            .map(|(_, n)| *n)
+            .reduce(|a, b| a + b)
+            .map(per_op)
+    };
+    let write_bytes_per_op = write_bytes_per_op.or_else(|| counted(counters::BYTES_WRITTEN));
     Some(ServerCost {
         source: first.source,
-        cpu_user_us_per_op: cpu(|u| u.user),
-        cpu_system_us_per_op: cpu(|u| u.system),
-        read_bytes_per_op: median(&|u| u.read_bytes as f64),
+        cpu_user_us_per_op: cpu(|u| u.user).or_else(|| counted(counters::CPU_USER_US)),
+        cpu_system_us_per_op: cpu(|u| u.system).or_else(|| counted(counters::CPU_SYSTEM_US)),
+        read_bytes_per_op: median(&|u| u.read_bytes as f64)
+            .or_else(|| counted(counters::BYTES_READ)),
         write_bytes_per_op,
         peak_memory_bytes: read.iter().filter_map(|(_, r)| r.peak_memory_bytes).max(),
         end_memory_bytes: read.last().and_then(|(_, r)| r.end_memory_bytes),
@@ -193,7 +197,7 @@ pub fn server_cost(
             (Some(w), Some(l), Some((ops, _))) if l > 0 => Some(w * *ops as f64 / l as f64),
             _ => None,
         },
-        syncs_per_op: syncs.map(per_op),
+        syncs_per_op: counted(counters::SYNCS),
         reported_per_op: counters
             .iter()
             .map(|(n, v)| (n.clone(), per_op(*v)))
@@ -255,6 +259,29 @@ mod tests {
         let points = &cost.series[0];
         assert_eq!(points[0].cpu_cores, 0.5);
         assert_eq!(points[1].cpu_cores, 1.5);
+    }
+
+    #[test]
+    fn a_server_given_by_url_has_what_it_counted_itself() {
+        let url = ServerRun {
+            source: CostSource::ServerCounters,
+            spent: None,
+            peak_memory_bytes: None,
+            end_memory_bytes: None,
+            samples: Vec::new(),
+            reading_cpu: Duration::ZERO,
+        };
+        let counted = BTreeMap::from([
+            ("cpu user us (INFO used_cpu_user)".to_string(), 300),
+            ("cpu system us (INFO used_cpu_sys)".to_string(), 100),
+            ("bytes written (Innodb_data_written)".to_string(), 4000),
+        ]);
+        let cost = server_cost(&[(10, Some(&url)), (10, Some(&url))], &counted, Some(400)).unwrap();
+        assert_eq!(cost.cpu_us_per_op(), Some(20.0));
+        assert_eq!(cost.write_bytes_per_op, Some(200.0));
+        assert_eq!(cost.write_amplification, Some(5.0));
+        assert_eq!(cost.syncs_per_op, None);
+        assert_eq!(cost.read_bytes_per_op, None);
     }
 
     #[test]

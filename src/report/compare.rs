@@ -24,46 +24,66 @@ pub enum Figure {
     Throughput,
     P50,
     P99,
+    /// The server's CPU time per operation (where both runs read it).
+    ServerCpu,
+    /// The bytes the server wrote to storage per operation (where both runs read them).
+    Written,
 }
 
 impl Figure {
-    const ALL: [Figure; 3] = [Figure::Throughput, Figure::P50, Figure::P99];
+    const ALL: [Figure; 5] = [
+        Figure::Throughput,
+        Figure::P50,
+        Figure::P99,
+        Figure::ServerCpu,
+        Figure::Written,
+    ];
 
     fn label(self) -> &'static str {
         match self {
             Figure::Throughput => "ops/s",
             Figure::P50 => "p50 us",
             Figure::P99 => "p99 us",
+            Figure::ServerCpu => "server cpu us/op",
+            Figure::Written => "written B/op",
         }
     }
 
-    /// Whether a larger value is better (throughput) or worse (latency).
+    /// Whether a larger value is better (throughput) or worse (latency, cost).
     fn higher_is_better(self) -> bool {
         self == Figure::Throughput
     }
 
-    /// The per-run figures of a phase; its one figure when it ran once.
+    /// The per-run figures of a phase; its one figure when it ran once; none when a run
+    /// did not measure it.
     fn samples(self, p: &PhaseResult) -> Vec<f64> {
         if p.runs.is_empty() {
-            return vec![match self {
-                Figure::Throughput => p.ops_per_s,
-                Figure::P50 => p.latency_us.p50,
-                Figure::P99 => p.latency_us.p99,
-            }];
+            let server = p.server.as_ref();
+            let one = match self {
+                Figure::Throughput => Some(p.ops_per_s),
+                Figure::P50 => Some(p.latency_us.p50),
+                Figure::P99 => Some(p.latency_us.p99),
+                Figure::ServerCpu => server.and_then(|c| c.cpu_us_per_op()),
+                Figure::Written => server.and_then(|c| c.write_bytes_per_op),
+            };
+            return one.into_iter().collect();
         }
         p.runs
             .iter()
             .map(|r| match self {
-                Figure::Throughput => r.ops_per_s,
-                Figure::P50 => r.p50_us,
-                Figure::P99 => r.p99_us,
+                Figure::Throughput => Some(r.ops_per_s),
+                Figure::P50 => Some(r.p50_us),
+                Figure::P99 => Some(r.p99_us),
+                Figure::ServerCpu => r.server_cpu_us_per_op,
+                Figure::Written => r.write_bytes_per_op,
             })
-            .collect()
+            .collect::<Option<Vec<f64>>>()
+            .unwrap_or_default()
     }
 
     fn format(self, v: f64) -> String {
         match self {
-            Figure::Throughput => format!("{v:.0}"),
+            Figure::Throughput | Figure::Written => format!("{v:.0}"),
             _ => human_us(v),
         }
     }
@@ -217,7 +237,12 @@ fn compare_store(base: &StoreResult, new: &StoreResult, alpha: f64) -> StoreComp
             unmatched.push(format!("only in base: {}", phase_name(b)));
             continue;
         };
-        rows.extend(Figure::ALL.iter().map(|&f| compare_figure(b, n, f, alpha)));
+        rows.extend(
+            Figure::ALL
+                .iter()
+                .filter(|f| !f.samples(b).is_empty() && !f.samples(n).is_empty())
+                .map(|&f| compare_figure(b, n, f, alpha)),
+        );
     }
     for n in &new.phases {
         if !base.phases.iter().any(|b| same_phase(b, n)) {

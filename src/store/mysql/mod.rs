@@ -187,6 +187,34 @@ impl MysqlStore {
             .map(|(i, n)| (n.to_string(), row.as_ref(i).map_or_else(String::new, text)))
             .collect())
     }
+
+    /// InnoDB's own counts of its bytes to and from storage and its fsyncs (`SHOW GLOBAL
+    /// STATUS`), named with their source (see [`crate::counters`]).
+    async fn innodb_counters(&mut self) -> Result<BTreeMap<String, u64>> {
+        use crate::counters::{BYTES_READ, BYTES_WRITTEN, SYNCS, named};
+        let rows: Vec<(String, String)> = self
+            .conn
+            .query(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_data_written', \
+                 'Innodb_os_log_written', 'Innodb_data_fsyncs', 'Innodb_data_read')",
+            )
+            .await?;
+        let mut counts = BTreeMap::new();
+        for (name, value) in rows {
+            let figure = match name.as_str() {
+                "Innodb_data_written" => BYTES_WRITTEN,
+                "Innodb_os_log_written" => "log bytes written",
+                "Innodb_data_fsyncs" => SYNCS,
+                "Innodb_data_read" => BYTES_READ,
+                _ => continue,
+            };
+            let value = value
+                .parse()
+                .with_context(|| format!("{name} is not a count: {value:?}"))?;
+            counts.insert(named(figure, &name), value);
+        }
+        Ok(counts)
+    }
 }
 
 /// The server that answered, named for what it is, from `@@version` and
@@ -258,6 +286,10 @@ impl Store for MysqlStore {
     type Driver = Supported;
     type Pool = Supported;
     type Ycsb = Supported;
+
+    async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
+        self.innodb_counters().await
+    }
 
     async fn describe(&mut self) -> Result<StoreInfo> {
         let about = self.variables(&["version", "version_comment"]).await?;

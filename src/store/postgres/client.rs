@@ -119,6 +119,10 @@ impl Store for PostgresStore<TokioPostgres> {
     type Pool = Supported;
     type Ycsb = Supported;
 
+    async fn counters(&mut self) -> Result<std::collections::BTreeMap<String, u64>> {
+        self.wal_counters().await
+    }
+
     async fn describe(&mut self) -> Result<StoreInfo> {
         self.description().await
     }

@@ -132,6 +132,46 @@ impl<C: Session> PostgresStore<C> {
         self.value(&format!("SHOW {setting}")).await
     }
 
+    /// The WAL the server wrote and synced, named with their source (see
+    /// [`crate::counters`]): `pg_stat_wal` (PostgreSQL 14 on), its syncs from `pg_stat_io`
+    /// on 18, which moved them there. This connection's pending statistics are flushed
+    /// first (PostgreSQL 15 on); another connection's reach the view within a second, or
+    /// when it is next idle.
+    async fn wal_counters(&mut self) -> Result<BTreeMap<String, u64>> {
+        use crate::counters::{BYTES_WRITTEN, SYNCS, named};
+        // Absent before PostgreSQL 15, where the statistics are sent at once anyway.
+        let _ = self.simple("SELECT pg_stat_force_next_flush()").await;
+        let row = self
+            .simple(
+                "SELECT to_jsonb(w) ->> 'wal_bytes', to_jsonb(w) ->> 'wal_sync' \
+                 FROM pg_stat_wal w",
+            )
+            .await?
+            .into_iter()
+            .next()
+            .context("pg_stat_wal has no row")?;
+        let count = |i: usize| -> Option<u64> { row.get(i)?.as_deref()?.parse().ok() };
+        let mut counts = BTreeMap::new();
+        let bytes = count(0).context("pg_stat_wal has no wal_bytes")?;
+        counts.insert(named(BYTES_WRITTEN, "pg_stat_wal.wal_bytes"), bytes);
+        match count(1) {
+            Some(syncs) => {
+                counts.insert(named(SYNCS, "pg_stat_wal.wal_sync"), syncs);
+            }
+            None => {
+                let syncs = self
+                    .value("SELECT sum(fsyncs)::bigint FROM pg_stat_io WHERE object = 'wal'")
+                    .await
+                    .ok()
+                    .and_then(|v| v.parse().ok());
+                if let Some(syncs) = syncs {
+                    counts.insert(named(SYNCS, "pg_stat_io.fsyncs of wal"), syncs);
+                }
+            }
+        }
+        Ok(counts)
+    }
+
     /// The TLS this connection uses, as the server reports it (pg_stat_ssl), with what the
     /// client verified.
     async fn tls_in_use(&mut self) -> String {

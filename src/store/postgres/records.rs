@@ -102,6 +102,10 @@ impl Store for PostgresStore<Own> {
     type Pool = NotApplicable;
     type Ycsb = NotApplicable;
 
+    async fn counters(&mut self) -> Result<std::collections::BTreeMap<String, u64>> {
+        self.wal_counters().await
+    }
+
     async fn describe(&mut self) -> Result<StoreInfo> {
         self.description().await
     }

@@ -190,6 +190,30 @@ async fn topology(conn: &mut Conn) -> Result<Topology> {
     Topology::parse(&text)
 }
 
+/// The server's CPU time from `INFO cpu` (seconds, to the microsecond), in microseconds,
+/// named with their source (see [`crate::counters`]).
+fn cpu_counters(info: &str) -> Result<Vec<(String, u64)>> {
+    use crate::counters::{CPU_SYSTEM_US, CPU_USER_US, named};
+    let mut counts = Vec::new();
+    for (field, figure) in [
+        ("used_cpu_user", CPU_USER_US),
+        ("used_cpu_sys", CPU_SYSTEM_US),
+    ] {
+        let seconds: f64 = info
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .with_context(|| format!("INFO cpu has no {field}"))?
+            .trim()
+            .parse()
+            .with_context(|| format!("INFO cpu's {field} is not a number"))?;
+        counts.push((
+            named(figure, &format!("INFO {field}")),
+            (seconds * 1e6).round() as u64,
+        ));
+    }
+    Ok(counts)
+}
+
 impl Store for RedisStore {
     type Driver = Supported;
     type Pool = Supported;
@@ -352,10 +376,17 @@ impl Store for RedisStore {
 
     async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
         let mut counts = BTreeMap::new();
-        if self.cluster.is_none() {
-            return Ok(counts);
-        }
         for node in self.targets() {
+            let cpu: String = self
+                .conn
+                .on(node.as_ref(), redis::cmd("INFO").arg("cpu"))
+                .await?;
+            for (name, n) in cpu_counters(&cpu)? {
+                *counts.entry(name).or_insert(0) += n;
+            }
+            if self.cluster.is_none() {
+                continue;
+            }
             let text: String = self
                 .conn
                 .on(node.as_ref(), redis::cmd("INFO").arg("errorstats"))
@@ -402,6 +433,21 @@ pub fn server_name(info: &BTreeMap<String, String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_servers_cpu_is_read_from_info_in_microseconds() {
+        let info = "# CPU\r\nused_cpu_sys:1.250000\r\nused_cpu_user:0.004321\r\n\
+                    used_cpu_sys_children:9.000000\r\nused_cpu_user_children:9.000000\r\n";
+        let counts = cpu_counters(info).unwrap();
+        assert_eq!(
+            counts,
+            vec![
+                ("cpu user us (INFO used_cpu_user)".to_string(), 4321),
+                ("cpu system us (INFO used_cpu_sys)".to_string(), 1_250_000),
+            ]
+        );
+        assert!(cpu_counters("# CPU\r\n").is_err());
+    }
 
     #[test]
     fn servers_are_named_for_what_they_are() {
