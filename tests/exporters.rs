@@ -832,7 +832,7 @@ fn the_verdict_ranks_what_the_runs_tell_apart_and_says_when_they_cannot() {
     assert!(rows.iter().all(|r| !r[7].contains("cheapest")), "{rows:?}");
     let notes = verdict::notes(&g).join("\n");
     assert!(
-        notes.contains("slow (a server given by URL, whose processes cannot be read)"),
+        notes.contains("slow (a server given by URL that does not report its CPU time)"),
         "{notes}"
     );
 

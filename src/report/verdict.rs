@@ -339,7 +339,7 @@ pub fn notes(g: &Glance<'_>) -> Vec<String> {
             }
             let why = match &e.phase.server {
                 Some(c) if c.source == CostSource::ServerCounters => {
-                    "a server given by URL, whose processes cannot be read"
+                    "a server given by URL that does not report its CPU time"
                 }
                 Some(_) => "its server's CPU time could not be read",
                 None => "not measured in this run",
