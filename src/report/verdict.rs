@@ -29,6 +29,7 @@ pub const CHART_FILE: &str = "glance.svg";
 pub struct Entry<'r> {
     /// The store's index in the report.
     pub index: usize,
+    /// The store, and its figures of the phase.
     pub store: &'r StoreResult,
     pub phase: &'r PhaseResult,
     /// 1 for the fastest; stores the runs do not tell apart share the rank of the first
@@ -47,6 +48,7 @@ pub struct Entry<'r> {
 /// One phase (or YCSB workload and operation, or test) with its stores, fastest first.
 #[derive(Debug, Clone)]
 pub struct PhaseVerdict<'r> {
+    /// What tells the phase from another across stores.
     pub kind: PhaseKind,
     pub size: String,
     pub concurrency: Concurrency,
@@ -106,10 +108,10 @@ pub fn glance(report: &Report) -> Glance<'_> {
     for (index, store) in report.stores.iter().enumerate().filter(|(_, s)| ran(s)) {
         for p in &store.phases {
             if p.errors > 0 || p.incomplete {
-                let why = match (p.errors, p.incomplete) {
-                    (0, _) => "stopped early".to_string(),
-                    (1, _) => "1 error".to_string(),
-                    (n, _) => format!("{n} errors"),
+                let why = match p.errors {
+                    0 => "stopped early".to_string(),
+                    1 => "1 error".to_string(),
+                    n => format!("{n} errors"),
                 };
                 unranked.push(format!("{} {} ({why})", store.store, phase_name(p)));
                 continue;
