@@ -5,9 +5,9 @@
 use anyhow::{Context, Result, bail};
 use tempfile::TempDir;
 
-use crate::catalog::{Durability, StoreKind, StoreOptions};
+use crate::catalog::{Durability, Launcher, StoreKind, StoreOptions};
 use crate::measure::cost::Watch;
-use crate::measure::processes::Processes;
+use crate::measure::processes::{Processes, listening_on};
 use crate::plan::Target;
 use crate::report::model::Deployment;
 use crate::server::{self, DataDirs, LocalServer};
@@ -85,13 +85,24 @@ impl Setup {
 
     /// What is read of the store's server around each phase: a local server's processes,
     /// an embedded store's own (the client's) process, or a URL server's own counters.
+    ///
+    /// A server given by URL on this machine's loopback is read as a throw-away one is,
+    /// when the processes listening on its ports can be read.
     pub fn watch(&self) -> Watch {
         match &self.local {
             Some(server) => Watch::Processes(Processes::of(
                 server.nodes().into_iter().map(|(_, pid)| pid).collect(),
             )),
             None if self.kind.is_embedded() => Watch::ClientProcess,
-            None => Watch::ServerCounters,
+            None => match self
+                .spec
+                .url
+                .as_ref()
+                .and_then(|url| local_processes(self.kind, url))
+            {
+                Some(roots) => Watch::Processes(Processes::of(roots)),
+                None => Watch::ServerCounters,
+            },
         }
     }
 
@@ -110,6 +121,48 @@ impl Setup {
             Err(e) => eprintln!("warning: stopping the local {kind} server panicked: {e}"),
         }
     }
+}
+
+/// The programs a server of `kind` runs as (`/proc/PID/comm`, at most 15 bytes), so that a
+/// proxy or port forward listening in the server's place is never read as the server.
+fn server_programs(kind: StoreKind) -> &'static [&'static str] {
+    match kind.launcher() {
+        Some(Launcher::Postgres) => &["postgres", "postmaster"],
+        Some(Launcher::Mysql) => &["mariadbd", "mysqld"],
+        Some(Launcher::Redis | Launcher::RedisCluster) => {
+            &["redis-server", "valkey-server", "keydb-server"]
+        }
+        None => &[],
+    }
+}
+
+/// The processes serving every host of `url`, when each is on this machine's loopback and
+/// a process this user may read listens there that runs the store's server program.
+fn local_processes(kind: StoreKind, url: &StoreUrl) -> Option<Vec<i32>> {
+    let programs = server_programs(kind);
+    let mut roots = Vec::new();
+    for host in url.hosts() {
+        let (name, port) = host.rsplit_once(':')?;
+        let name = name.trim_matches(|c| c == '[' || c == ']');
+        if !matches!(name, "127.0.0.1" | "localhost" | "::1") {
+            return None;
+        }
+        let found = listening_on(port.parse().ok()?);
+        let is_server = |pid: &i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| programs.contains(&comm.trim()))
+        };
+        if found.is_empty() || !found.iter().all(is_server) {
+            return None;
+        }
+        roots.extend(
+            found
+                .into_iter()
+                .filter(|p| !roots.contains(p))
+                .collect::<Vec<_>>(),
+        );
+    }
+    (!roots.is_empty()).then_some(roots)
 }
 
 fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {

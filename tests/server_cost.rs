@@ -155,15 +155,79 @@ async fn a_known_load_on_the_server_reads_as_what_it_is() {
     );
 }
 
+/// A plain TCP forward (socat) to `backend`: a port on the loopback that no server
+/// program listens on. Killed when dropped.
+struct Forward {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Drop for Forward {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn forward(backend: u16) -> Forward {
+    let port = dbcompare::server::free_port().unwrap();
+    let child = std::process::Command::new("socat")
+        .arg(format!("TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork"))
+        .arg(format!("TCP:127.0.0.1:{backend}"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect(
+            "socat is not installed: run 'provisioning/install.sh socat' (these tests do not skip)",
+        );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "socat did not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Forward { child, port }
+}
+
 #[test]
-fn a_server_given_by_url_reports_what_it_counts_with_its_source() {
+fn a_server_given_by_url_is_read_as_a_throw_away_one_on_this_machine_and_by_its_counters_behind_a_forward()
+ {
     let redis = common::start(StoreKind::Redis, Durability::Durable);
     let postgres = common::start(StoreKind::Postgres, Durability::Durable);
-    let urls = [
-        format!("redis={}", redis.url()),
-        format!("postgres={}", postgres.url()),
-    ];
-    let report = run("redis,postgres", "durable", &urls);
+    // The server's own port: its processes are found and read.
+    let direct = run(
+        "redis,postgres",
+        "durable",
+        &[
+            format!("redis={}", redis.url()),
+            format!("postgres={}", postgres.url()),
+        ],
+    );
+    for store in ["redis", "postgres"] {
+        let (insert, _, _) = cost(&direct, store, PhaseKind::Insert);
+        assert_eq!(insert.source, CostSource::Processes, "{store}");
+        assert!(insert.cpu_us_per_op().unwrap() > 0.0, "{store}");
+        assert!(insert.peak_memory_bytes.is_some(), "{store}");
+    }
+    // Behind a forward the listening process is socat, not the server: never read as it.
+    let (redis_front, pg_front) = (forward(redis.port()), forward(postgres.port()));
+    let through = |url: String, port: u16, front: u16| {
+        url.replace(&format!(":{port}/"), &format!(":{front}/"))
+    };
+    let report = run(
+        "redis,postgres",
+        "durable",
+        &[
+            format!(
+                "redis={}",
+                through(redis.url(), redis.port(), redis_front.port)
+            ),
+            format!(
+                "postgres={}",
+                through(postgres.url(), postgres.port(), pg_front.port)
+            ),
+        ],
+    );
     let (redis_insert, _, _) = cost(&report, "redis", PhaseKind::Insert);
     assert_eq!(redis_insert.source, CostSource::ServerCounters);
     assert!(redis_insert.cpu_us_per_op().unwrap() > 0.0);

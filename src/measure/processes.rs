@@ -173,6 +173,62 @@ fn children(pid: i32) -> Vec<i32> {
         .collect()
 }
 
+/// The processes listening on this machine's TCP `port` (the server of a URL on the
+/// loopback), outermost only: a child that inherited its parent's socket is in the parent's
+/// tree already. None when no process this user may read listens there.
+pub fn listening_on(port: u16) -> Vec<i32> {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // local_address is `ADDR:PORT` in hex; state 0A is LISTEN; the inode is field 9.
+            let listening = fields.get(3) == Some(&"0A");
+            let on_port = fields
+                .get(1)
+                .and_then(|a| a.rsplit_once(':'))
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+                == Some(port);
+            if let (true, true, Some(inode)) = (listening, on_port, fields.get(9)) {
+                inodes.push(format!("socket:[{inode}]"));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return Vec::new();
+    }
+    let Ok(all) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let holders: Vec<i32> = all
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+                fds.filter_map(Result::ok).any(|fd| {
+                    std::fs::read_link(fd.path())
+                        .is_ok_and(|l| inodes.iter().any(|i| l.as_os_str() == i.as_str()))
+                })
+            })
+        })
+        .collect();
+    let parent = |pid: i32| -> Option<i32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    holders
+        .iter()
+        .copied()
+        .filter(|&pid| parent(pid).is_none_or(|p| !holders.contains(&p)))
+        .collect()
+}
+
 /// One reading of a running phase's server: when, and its CPU time so far and memory now.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Sample {
@@ -412,6 +468,15 @@ mod tests {
         );
         let last = watched.samples.last().unwrap();
         assert!(last.cpu <= watched.spent().cpu());
+    }
+
+    #[test]
+    fn the_process_listening_on_a_port_is_found_and_no_other() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert_eq!(listening_on(port), vec![std::process::id() as i32]);
+        drop(listener);
+        assert!(listening_on(port).is_empty());
     }
 
     #[test]

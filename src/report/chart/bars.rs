@@ -1,4 +1,4 @@
-//! Grouped bar charts (throughput per phase, on-disk sizes): bars with their whiskers and
+//! Grouped bar charts (throughput per phase, on-disk sizes, CPU per operation stacked): bars with their whiskers and
 //! the figures written over them, the groups' labels under the axis.
 
 use plotters::prelude::*;
@@ -24,6 +24,9 @@ pub(super) struct Bar {
     pub(super) notes: Vec<String>,
     /// A word under the bar (`before`, `after`).
     pub(super) sub: Option<&'static str>,
+    /// A stacked bar's lower part: its value (from the axis) and colour; the part above it,
+    /// up to `value`, is drawn in `color`.
+    pub(super) lower: Option<(f64, RGBColor)>,
 }
 
 /// A group of bars side by side, one slot per series (`None`: nothing measured).
@@ -120,6 +123,15 @@ pub(super) fn draw_bars(root: &Area<'_>, report: &Report, chart: &BarChart) -> D
                 [(left + width * 0.08, base), (left + width * 0.92, top)],
                 bar.color.filled(),
             ))?;
+            if let Some((lower, color)) = bar.lower.filter(|(v, _)| positive(*v)) {
+                area.draw(&Rectangle::new(
+                    [
+                        (left + width * 0.08, base),
+                        (left + width * 0.92, scale.axis(lower.min(bar.value))),
+                    ],
+                    color.filled(),
+                ))?;
+            }
             let mut above = top;
             if let Some((lo, hi)) = bar.whisker {
                 let (lo, hi) = (scale.axis(lo), scale.axis(hi));

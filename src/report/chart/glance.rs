@@ -10,7 +10,7 @@ use crate::report::model::Report;
 use crate::report::verdict::{self, CHART_FILE, CHART_TITLE};
 
 /// Bars of the ratio to the best store, one group per phase of the verdict; none when no
-/// phase was ranked.
+/// phase was ranked or none had a throughput to divide by.
 pub(super) fn chart(report: &Report) -> Option<Chart> {
     let g = verdict::glance(report);
     let first = g.phases.first()?;
@@ -38,12 +38,16 @@ pub(super) fn chart(report: &Report) -> Option<Chart> {
                             whisker: whisker(e.phase).map(|(lo, hi)| (lo / best, hi / best)),
                             notes: vec![format!("{:.2}x", e.ratio), format!("{:.1}x", e.ratio)],
                             sub: None,
+                            lower: None,
                         })
                     })
                     .collect(),
             }
         })
         .collect();
+    if groups.iter().all(|g| g.bars.iter().all(Option::is_none)) {
+        return None;
+    }
     let values: Vec<f64> = groups
         .iter()
         .flat_map(|g| g.bars.iter().flatten())

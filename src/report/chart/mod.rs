@@ -1,16 +1,17 @@
-//! Charts of a run as SVG documents: the verdict's ratios to the best store, throughput
-//! per phase, on-disk sizes, latency percentile curves, throughput over time and scaling
-//! with concurrency. Pure functions of a [`Report`], no I/O.
+//! Charts of a run as SVG documents: the verdict's ratios to the fastest store, throughput
+//! per phase, on-disk sizes, CPU per operation (client and server), latency percentile
+//! curves, throughput over time and scaling with concurrency. Pure functions of a
+//! [`Report`], no I/O.
 //!
 //! Text is written as SVG `<text>` elements. Without a font of its own, plotters only
 //! estimates how wide a text is, so labels are wrapped and spaced with some slack. Every
 //! chart paints its own white background and dark text, so it reads the same on light and
 //! dark pages.
 //!
-//! One file per kind of chart (`glance`, `throughput`, `sizes`, `latency`, `timeline`,
-//! `scaling`); under them the drawing of bar charts (`bars`) and line charts (`panel`),
-//! what every chart has (`frame`), the phases they compare (`phases`), and the axes,
-//! labels and colours (`axis`, `labels`, `palette`).
+//! One file per kind of chart (`glance`, `throughput`, `sizes`, `cost`, `latency`,
+//! `timeline`, `scaling`); under them the drawing of bar charts (`bars`) and line charts
+//! (`panel`), what every chart has (`frame`), the phases they compare (`phases`), and the
+//! axes, labels and colours (`axis`, `labels`, `palette`).
 
 use std::collections::BTreeSet;
 
@@ -18,6 +19,7 @@ use crate::report::model::Report;
 
 mod axis;
 mod bars;
+mod cost;
 mod frame;
 mod glance;
 mod labels;
@@ -39,6 +41,7 @@ pub fn charts(report: &Report) -> Vec<Chart> {
     let mut all: Vec<Chart> = glance::chart(report).into_iter().collect();
     all.extend(throughput::charts(report));
     all.extend(sizes::chart(report));
+    all.extend(cost::chart(report));
     all.extend(latency::charts(report));
     all.extend(timeline::charts(report));
     all.extend(scaling::charts(report));

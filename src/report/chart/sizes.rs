@@ -42,6 +42,7 @@ pub(super) fn chart(report: &Report) -> Option<Chart> {
                     whisker: None,
                     notes: vec![human_size(b)],
                     sub: Some(sub),
+                    lower: None,
                 })
             };
             Group {

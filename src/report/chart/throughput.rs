@@ -58,6 +58,7 @@ pub(super) fn charts(report: &Report) -> Vec<Chart> {
                                     format!("{}{star}", count_with(p.ops_per_s, 2)),
                                 ],
                                 sub: None,
+                                lower: None,
                             })
                         })
                         .collect(),

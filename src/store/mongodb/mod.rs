@@ -113,8 +113,14 @@ fn status_counters(status: &Document) -> BTreeMap<String, u64> {
     let fields = [
         (CPU_USER_US, &["extra_info", "user_time_us"][..]),
         (CPU_SYSTEM_US, &["extra_info", "system_time_us"][..]),
-        (BYTES_WRITTEN, &["wiredTiger", "block-manager", "bytes written"][..]),
-        (BYTES_READ, &["wiredTiger", "block-manager", "bytes read"][..]),
+        (
+            BYTES_WRITTEN,
+            &["wiredTiger", "block-manager", "bytes written"][..],
+        ),
+        (
+            BYTES_READ,
+            &["wiredTiger", "block-manager", "bytes read"][..],
+        ),
         (SYNCS, &["wiredTiger", "log", "log sync operations"][..]),
     ];
     let mut counts = BTreeMap::new();
@@ -131,7 +137,10 @@ fn status_counters(status: &Document) -> BTreeMap<String, u64> {
             _ => None,
         });
         if let Some(value) = value {
-            counts.insert(named(figure, &format!("serverStatus {}", path.join("."))), value);
+            counts.insert(
+                named(figure, &format!("serverStatus {}", path.join("."))),
+                value,
+            );
         }
     }
     counts
@@ -377,12 +386,18 @@ mod tests {
             },
         };
         let counts = status_counters(&status);
-        assert_eq!(counts["cpu user us (serverStatus extra_info.user_time_us)"], 1500);
+        assert_eq!(
+            counts["cpu user us (serverStatus extra_info.user_time_us)"],
+            1500
+        );
         assert_eq!(
             counts["bytes written (serverStatus wiredTiger.block-manager.bytes written)"],
             8192
         );
-        assert_eq!(counts["syncs (serverStatus wiredTiger.log.log sync operations)"], 12);
+        assert_eq!(
+            counts["syncs (serverStatus wiredTiger.log.log sync operations)"],
+            12
+        );
         assert_eq!(counts.len(), 5);
         // A wire-compatible server without WiredTiger: only what it has.
         let bare = status_counters(&doc! { "extra_info": { "user_time_us": 7_i32 } });
