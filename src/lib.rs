@@ -36,11 +36,12 @@
 //!   store.
 //! - [`report`]: the `run.json` model and its schema ([`report::model`]), its renderers
 //!   (text, markdown, HTML, CSV, JSON, SVG charts in [`report::chart`]: no I/O) over what
-//!   they share (the blog's lines, the recap tables' rows, the run's facts, the warnings,
-//!   the number formats in [`report::format`]), the statistics of repeated figures, the
-//!   comparison of two runs, a store's variants side by side ([`report::variants`]), N load
-//!   clients' runs (`--client K/N`) merged as one ([`report::merge`]), and the one place
-//!   that writes files.
+//!   they share (the verdict they open with in [`report::verdict`], the blog's lines, the
+//!   recap tables' rows, the run's facts, the warnings, the number formats in
+//!   [`report::format`]), the statistics of repeated figures, the comparison of two runs,
+//!   a store's variants side by side ([`report::variants`]), N load clients' runs
+//!   (`--client K/N`) merged as one ([`report::merge`]), and the one place that writes
+//!   files.
 //! - [`workload`]: the vocabulary stores and suites share: the classic record and its
 //!   generator, the driver suite's operations, the pool suite's rows, YCSB's workloads,
 //!   generators and values, a concurrency level and a suite's repetitions

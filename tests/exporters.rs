@@ -7,7 +7,7 @@ use std::num::NonZeroU32;
 use dbcompare::catalog::Suite;
 use dbcompare::machine::Machine;
 use dbcompare::report::model::*;
-use dbcompare::report::{compare, csv, html, json, lines, markdown, text};
+use dbcompare::report::{compare, csv, html, json, lines, markdown, text, verdict};
 use dbcompare::workload::levels::Concurrency;
 use dbcompare::workload::record::Size;
 
@@ -773,6 +773,133 @@ fn a_phase_whose_client_ran_out_of_cpu_is_client_bound() {
             .iter()
             .any(|l| l.contains("CLIENT-BOUND: "))
     );
+}
+
+/// One store that measured one search phase, in one run per factor.
+fn searched(store: &str, wall_ms: f64, factors: &[f64]) -> StoreResult {
+    let size: Size = "micro".parse().unwrap();
+    let mut s = StoreResult::new(store);
+    s.phases = vec![runs_of(
+        phase(PhaseKind::Search, &size, 4000, wall_ms, 3.0),
+        factors,
+    )];
+    s
+}
+
+#[test]
+fn the_verdict_ranks_what_the_runs_tell_apart_and_says_when_they_cannot() {
+    let mut report = fixture();
+    report.plan.runs = NonZeroU32::new(5).unwrap();
+    // Two stores 2.5% apart whose runs spread +-10%, one at half their speed, runs tight.
+    report.stores = vec![
+        searched("slow", 40.0, &[0.99, 1.0, 1.01, 1.0, 1.0]),
+        searched("fast", 20.0, &[0.9, 1.1, 1.0, 0.95, 1.05]),
+        searched("close", 20.5, &[1.08, 0.92, 1.0, 1.05, 0.97]),
+    ];
+    report.plan.stores = vec!["slow".into(), "fast".into(), "close".into()];
+    // The CPU per operation, client and server: fast 2.4 + 40, close 2.4 (embedded),
+    // slow 2.4 + 10.
+    let cpu = [
+        (CostSource::Processes, Some(10.0)),
+        (CostSource::Processes, Some(40.0)),
+        (CostSource::ClientProcess, None),
+    ];
+    for (s, (source, server)) in report.stores.iter_mut().zip(cpu) {
+        s.phases[0].server = Some(cost(source, server, 0.0, None));
+    }
+    let g = verdict::glance(&report);
+    let rows = verdict::rows(&g);
+    let cells: Vec<(&str, &str, &str, &str)> = rows
+        .iter()
+        .map(|r| (r[1].as_str(), r[2].as_str(), r[4].as_str(), r[7].as_str()))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("=1", "fast", "1.00x", "42.4"),
+            ("=1", "close", "0.98x", "2.40 cheapest"),
+            ("3", "slow", "0.50x", "12.4"),
+        ]
+    );
+    assert_eq!(rows[0][0], "SEARCH micro");
+    let notes = verdict::notes(&g).join("\n");
+    assert!(notes.contains("A shared rank (=1)"), "{notes}");
+    assert!(!notes.contains("from one run"), "{notes}");
+
+    // A server given by URL: its CPU is n/a, said so, and nobody is marked cheapest.
+    report.stores[0].phases[0].server = Some(cost(CostSource::ServerCounters, None, 0.0, None));
+    let g = verdict::glance(&report);
+    let rows = verdict::rows(&g);
+    assert_eq!(rows[2][7], "n/a");
+    assert!(rows.iter().all(|r| !r[7].contains("cheapest")), "{rows:?}");
+    let notes = verdict::notes(&g).join("\n");
+    assert!(
+        notes.contains("slow (a server given by URL that does not report its CPU time)"),
+        "{notes}"
+    );
+
+    // From one run the order is the figures' alone, and the notes say so.
+    for s in &mut report.stores {
+        s.phases[0].runs.clear();
+    }
+    let g = verdict::glance(&report);
+    let ranks: Vec<(String, String)> = verdict::rows(&g)
+        .into_iter()
+        .map(|r| (r[1].clone(), r[2].clone()))
+        .collect();
+    assert_eq!(
+        ranks,
+        [
+            ("1".to_string(), "fast".to_string()),
+            ("2".into(), "close".into()),
+            ("3".into(), "slow".into())
+        ]
+    );
+    let notes = verdict::notes(&g).join("\n");
+    assert!(notes.contains("The order is from one run"), "{notes}");
+    assert!(!notes.contains("A shared rank"), "{notes}");
+}
+
+#[test]
+fn every_report_opens_with_the_verdict_and_gives_a_skipped_store_no_column() {
+    let report = fixture();
+    let recap = text::recap(&report);
+    assert!(recap.starts_with("At a glance\n"), "{recap}");
+    let md = markdown::render(&report);
+    let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle}: {md}"));
+    assert!(at("## At a glance") < at("## The run"));
+    assert!(at("**3 warnings: sqlite 1, other 2**") < at("## The run"));
+    let page = html::render(&report, &[]);
+    let at = |needle: &str| {
+        page.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {page}"))
+    };
+    assert!(at("<h2>At a glance</h2>") < at("<h2>The run</h2>"));
+    // The warnings in one block, collapsed, their count in its summary.
+    assert!(
+        page.contains(
+            "<details class=\"warning\">\n<summary>3 warnings: sqlite 1, other 2</summary>"
+        ),
+        "{page}"
+    );
+    assert_eq!(page.matches("class=\"warning\"").count(), 1, "{page}");
+    // The skipped store: one line in each, in no table.
+    for (name, out) in [("text", &recap), ("markdown", &md), ("html", &page)] {
+        assert_eq!(
+            out.matches("Skipped (not run, so in no table): absent (not installed")
+                .count(),
+            1,
+            "{name}: {out}"
+        );
+        let in_table = out.lines().any(|l| {
+            (l.starts_with('|')
+                || l.starts_with("absent")
+                || l.contains("<td>")
+                || l.contains("<th>"))
+                && l.contains("absent")
+        });
+        assert!(!in_table, "{name}: a table has the skipped store: {out}");
+    }
 }
 
 /// A concurrency level of the fixtures.

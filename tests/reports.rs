@@ -1,6 +1,7 @@
 //! The outputs of a real SQLite run: run.json against the published schema, every output
 //! re-rendered from it by `dbcompare report` without a database, `dbcompare compare` on
-//! two real runs, report.html opened in headless Chromium, and the loaders fed random and
+//! two real runs, report.html opened in headless Chromium (and a real SQLite and
+//! PostgreSQL run's first screen as a reader sees it), and the loaders fed random and
 //! truncated bytes.
 
 mod common;
@@ -9,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use dbcompare::report::{chart, json};
+use dbcompare::report::{chart, json, verdict};
 use proptest::prelude::*;
 
 /// One real run (SQLite, micro, two measured runs, concurrency 1 and 2), made once for
@@ -332,6 +333,143 @@ fn report_html_renders_in_a_real_browser() {
         "the screenshot has {} colours",
         colours.len()
     );
+}
+
+/// A real run of SQLite and PostgreSQL (micro, three runs) whose searches were asked for
+/// at a rate neither keeps, so that it has warnings to show; made once.
+fn two_store_run() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let status = dbcompare()
+            .args(["--store", "sqlite,postgres", "--sizes", "micro"])
+            .args(["--warmup-runs", "0", "--runs", "3", "--rate", "1000000"])
+            .args(["--quiet", "--out"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "the SQLite and PostgreSQL run failed: {status}"
+        );
+        dir
+    })
+    .path()
+}
+
+/// Run in the page once it has loaded: where the verdict table and the warnings sit in the
+/// window, whether the warnings are collapsed, and every resource the page fetched, as JSON
+/// in a `<pre id="probe">` appended to the page.
+const PROBE: &str = r#"<script>
+window.addEventListener('load', () => {
+  const table = document.querySelector('table.glance');
+  const details = document.querySelector('details.warning');
+  const item = details && details.querySelector('li');
+  const out = {
+    width: innerWidth,
+    height: innerHeight,
+    first_heading: document.querySelector('h2').textContent,
+    table_bottom: table && table.getBoundingClientRect().bottom,
+    table_rows: table && table.tBodies[0].rows.length,
+    warnings_bottom: details && details.getBoundingClientRect().bottom,
+    warnings_open: details && details.open,
+    warnings_summary: details && details.querySelector('summary').textContent,
+    warning_shown: !!item && item.checkVisibility(),
+    fetched: performance.getEntriesByType('resource').map(e => e.name),
+  };
+  const pre = document.createElement('pre');
+  pre.id = 'probe';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>"#;
+
+/// Opens `page` (with [`PROBE`] added before `</body>`) in headless Chromium at 1400x900
+/// and returns what the probe found.
+fn probe(page: &str) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("page.html");
+    std::fs::write(
+        &file,
+        page.replacen("</body>", &format!("{PROBE}\n</body>"), 1),
+    )
+    .unwrap();
+    let dom = chromium(&dir.path().join("profile"))
+        .arg("--window-size=1400,900")
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("chromium did not start ({e}): provisioning/install.sh chromium installs it")
+        });
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8(dom.stdout).unwrap();
+    let json = dom
+        .split_once("<pre id=\"probe\">")
+        .and_then(|(_, rest)| rest.split_once("</pre>"))
+        .unwrap_or_else(|| panic!("the probe did not run: {dom}"))
+        .0
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    serde_json::from_str(&json).unwrap()
+}
+
+#[test]
+fn report_html_shows_the_verdict_and_the_collapsed_warnings_on_its_first_screen() {
+    let dir = two_store_run();
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let report = json::parse(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let seen = probe(&page);
+    let number = |key: &str| {
+        seen[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} not found: {seen}"))
+    };
+    assert_eq!(number("width"), 1400.0, "{seen}");
+    let height = number("height");
+    assert!(height > 600.0, "{seen}");
+    // The page opens with the verdict: both stores in both phases, whole on the first screen.
+    assert_eq!(seen["first_heading"], verdict::HEADING, "{seen}");
+    assert_eq!(number("table_rows"), 4.0, "{seen}");
+    assert!(number("table_bottom") <= height, "{seen}");
+    // The warnings below it, in one collapsed block whose summary counts them.
+    let warnings = verdict::warnings(&report);
+    assert!(!warnings.is_empty(), "the run has no warnings to show");
+    assert_eq!(
+        seen["warnings_summary"],
+        verdict::warnings_summary(&warnings),
+        "{seen}"
+    );
+    assert_eq!(seen["warnings_open"], false, "{seen}");
+    assert_eq!(seen["warning_shown"], false, "{seen}");
+    assert!(number("warnings_bottom") <= height, "{seen}");
+    // Nothing fetched: the page is whole in itself.
+    assert_eq!(seen["fetched"], serde_json::json!([]), "{seen}");
+
+    // The probe sees a fetch where there is one, and an opened block's warnings.
+    let fetching = page
+        .replacen(
+            "</body>",
+            "<img src=\"http://fetched.invalid/x.png\" alt=\"\">\n</body>",
+            1,
+        )
+        .replacen(
+            "<details class=\"warning\">",
+            "<details class=\"warning\" open>",
+            1,
+        );
+    let seen = probe(&fetching);
+    assert_eq!(
+        seen["fetched"],
+        serde_json::json!(["http://fetched.invalid/x.png"]),
+        "{seen}"
+    );
+    assert_eq!(seen["warning_shown"], true, "{seen}");
 }
 
 proptest! {

@@ -262,7 +262,9 @@ pub fn compare_store(base: &StoreResult, new: &StoreResult, alpha: f64) -> Store
     }
 }
 
-fn compare_figure(base: &PhaseResult, new: &PhaseResult, figure: Figure, alpha: f64) -> Row {
+/// One figure of a phase measured twice (two runs of a store, or two stores in one run):
+/// `new` against `base`, judged by Welch's t-test on their per-run figures at `alpha`.
+pub fn compare_figure(base: &PhaseResult, new: &PhaseResult, figure: Figure, alpha: f64) -> Row {
     let (a, b) = (figure.samples(base), figure.samples(new));
     let estimate = |v: &[f64]| {
         Estimate::of(v, CONFIDENCE).unwrap_or(Estimate {

@@ -52,11 +52,7 @@ fn cost_row(s: &StoreResult, p: &PhaseResult) -> Vec<String> {
     let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or_else(|| NA.to_string(), f);
     let embedded = cost.source == CostSource::ClientProcess;
     let server_cpu = cost.cpu_us_per_op();
-    let total = match (embedded, server_cpu) {
-        (true, _) => Some(p.cpu_us_per_op),
-        (false, Some(server)) => Some(p.cpu_us_per_op + server),
-        (false, None) => None,
-    };
+    let total = total_cpu_us_per_op(p);
     vec![
         s.store.clone(),
         p.kind.label().to_string(),
@@ -77,6 +73,16 @@ fn cost_row(s: &StoreResult, p: &PhaseResult) -> Vec<String> {
             .map_or_else(|| NA.to_string(), human_size),
         source_name(cost.source).to_string(),
     ]
+}
+
+/// The CPU time a phase cost per operation, the client's and the server's together (an
+/// embedded store's is the client's own); absent where the server's was not read.
+pub fn total_cpu_us_per_op(p: &PhaseResult) -> Option<f64> {
+    let cost = p.server.as_ref()?;
+    if cost.source == CostSource::ClientProcess {
+        return Some(p.cpu_us_per_op);
+    }
+    Some(p.cpu_us_per_op + cost.cpu_us_per_op()?)
 }
 
 /// Where the figures were read, in a table's few words.

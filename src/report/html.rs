@@ -1,18 +1,19 @@
 //! HTML rendering (`report.html`): one self-contained page (styles and SVG charts inline,
-//! nothing fetched) with the run and machine, warnings, the recap tables, every chart, and
-//! each store's settings and blog-style lines; a run with variants' part in `variants.rs`.
+//! nothing fetched) that opens with the verdict and the warnings (collapsed), then the run
+//! and machine, the recap tables, every chart, and each store's settings and blog-style
+//! lines; a run with variants' part in `variants.rs`.
 
 use std::fmt::Write;
 
 use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
 use super::facts::{phase_notes, run_facts};
-use super::lines::{retried, store_header, store_lines};
-use super::model::{Report, RunStatus, StoreStatus};
+use super::lines::{store_header, store_lines};
+use super::model::{Report, RunStatus};
 use super::tables::{
-    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_row, suite_rows, suite_title,
+    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_rows, suite_rows, suite_title,
     time_rows,
 };
-use super::warnings::{schedule_warning, series_warnings};
+use super::verdict;
 
 mod variants;
 
@@ -35,6 +36,11 @@ code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-si
 pre { background: var(--head); padding: 0.75rem; overflow-x: auto; border-radius: 6px; }
 .warning { background: var(--warn-bg); color: var(--warn-fg); padding: 0.5rem 0.75rem;
   border-radius: 6px; margin: 0.5rem 0; }
+details.warning summary { cursor: pointer; font-weight: 600; }
+details.warning ul { margin: 0.25rem 0; }
+.note { color: var(--muted); font-size: 14px; margin: 0.25rem 0; }
+table.glance td, table.glance th { padding: 0.1rem 0.5rem; }
+table.glance tr:has(> td:first-child:not(:empty)) > td { border-top: 2px solid var(--muted); }
 .facts { color: var(--muted); }
 figure { margin: 1rem 0 2rem; }
 figure svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
@@ -96,48 +102,70 @@ fn strings(headers: &[&str]) -> Vec<String> {
     headers.iter().map(|h| h.to_string()).collect()
 }
 
-/// Every warning a reader must see before trusting a figure: stores that did not finish
-/// well, phases with errors or cut short, open loops that fell behind.
-fn warnings(report: &Report) -> Vec<String> {
-    let mut out = Vec::new();
+/// The run's state when it did not finish: a reader must see it before any figure.
+fn run_warning(report: &Report) -> Option<&'static str> {
     match report.status {
-        RunStatus::Complete => {}
-        RunStatus::Partial => out.push("Partial run: not every requested store finished.".into()),
-        RunStatus::Interrupted => out
-            .push("Interrupted run: stopped by Ctrl-C; only what was measured until then.".into()),
+        RunStatus::Complete => None,
+        RunStatus::Partial => Some("Partial run: not every requested store finished."),
+        RunStatus::Interrupted => {
+            Some("Interrupted run: stopped by Ctrl-C; only what was measured until then.")
+        }
     }
-    for s in &report.stores {
-        if s.status != StoreStatus::Ok {
-            let what = s.status.to_string();
-            let why = s.error.as_deref().unwrap_or("no reason recorded");
-            out.push(format!("{}: {what}: {why}", s.store));
+}
+
+/// The verdict: the ranking with its notes, the warnings by store (collapsed, their count
+/// in the summary), the stores that did not run, and the verdict's chart.
+fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let g = verdict::glance(report);
+    let warnings = verdict::warnings(report);
+    let skipped = verdict::skipped_line(report);
+    if g.phases.is_empty() && warnings.is_empty() && skipped.is_none() {
+        return out;
+    }
+    let _ = writeln!(out, "<h2>{}</h2>", verdict::HEADING);
+    if !g.phases.is_empty() {
+        let ranking = table(
+            &strings(&verdict::headers(&g)),
+            &verdict::rows(&g),
+            verdict::NUMERIC_FROM,
+        );
+        out.push_str(&ranking.replacen("<table>", "<table class=\"glance\">", 1));
+        for note in verdict::notes(&g) {
+            let _ = writeln!(out, "<p class=\"note\">{}</p>", inline(&note));
         }
-        for p in &s.phases {
-            let phase = format!("{} {} {}", s.store, p.kind.label(), p.size.name);
-            if p.errors > 0 {
-                out.push(format!(
-                    "{phase}: {} error(s) in {} operations",
-                    p.errors, p.ops
-                ));
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details class=\"warning\">\n<summary>{}</summary>",
+            escape(&verdict::warnings_summary(&warnings))
+        );
+        for (store, lines) in &warnings {
+            let _ = writeln!(out, "<p><strong>{}</strong></p>\n<ul>", escape(store));
+            for line in lines {
+                let _ = writeln!(out, "<li>{}</li>", escape(line));
             }
-            if p.retries > 0 {
-                out.push(format!("{phase}: {}", retried(p)));
-            }
-            if p.incomplete {
-                out.push(format!("{phase}: stopped before its last operation"));
-            }
-            if let Some(w) = schedule_warning(p) {
-                out.push(format!("{phase}: {w}"));
-            }
-            for w in series_warnings(p) {
-                out.push(format!("{phase}: {w}"));
-            }
-            if let Some(why) = &p.client_bound {
-                out.push(format!("{phase}: client-bound: {why}"));
-            }
+            out.push_str("</ul>\n");
         }
+        out.push_str("</details>\n");
+    }
+    if let Some(line) = skipped {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(&line));
+    }
+    if let Some((title, svg)) = charts.iter().find(|(t, _)| *t == verdict::CHART_TITLE) {
+        out.push_str(&figure(title, svg));
     }
     out
+}
+
+/// A chart with its caption.
+fn figure(title: &str, svg: &str) -> String {
+    format!(
+        "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+        strip_prolog(svg),
+        escape(title)
+    )
 }
 
 /// `report.html` for a run, with its charts (`(title, svg)`, in reading order).
@@ -152,14 +180,16 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         escape(&report.plan.stores.join(", "))
     );
     let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");
-    out.push_str("<h1>dbcompare results</h1>\n<ul class=\"facts\">\n");
+    out.push_str("<h1>dbcompare results</h1>\n");
+    if let Some(w) = run_warning(report) {
+        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(w));
+    }
+    out.push_str(&glance(report, charts));
+    out.push_str("<h2>The run</h2>\n<ul class=\"facts\">\n");
     for fact in run_facts(report) {
         let _ = writeln!(out, "<li>{}</li>", inline(&fact).replace("\n  - ", "<br>"));
     }
     out.push_str("</ul>\n");
-    for w in warnings(report) {
-        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(&w));
-    }
 
     out.push_str("<h2>Recap</h2>\n");
     match suite_rows(report) {
@@ -192,15 +222,14 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         }
     }
     out.push_str(&variants::section(report));
-    if !charts.is_empty() {
+    let rest: Vec<&(&str, &str)> = charts
+        .iter()
+        .filter(|(title, _)| *title != verdict::CHART_TITLE)
+        .collect();
+    if !rest.is_empty() {
         out.push_str("<h2>Charts</h2>\n");
-        for (title, svg) in charts {
-            let _ = writeln!(
-                out,
-                "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>",
-                strip_prolog(svg),
-                escape(title)
-            );
+        for (title, svg) in rest {
+            out.push_str(&figure(title, svg));
         }
     }
     out.push_str("<h2>Every phase</h2>\n<p>Latencies per operation in microseconds; cpu = client process CPU time per operation.</p>\n");
@@ -234,9 +263,12 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         out.push_str("</ul>\n");
     }
     out.push_str("<h2>Stores</h2>\n");
-    let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
-    out.push_str(&table(&strings(&STORE_HEADERS), &rows, STORE_HEADERS.len()));
-    for r in &report.stores {
+    out.push_str(&table(
+        &strings(&STORE_HEADERS),
+        &store_rows(report),
+        STORE_HEADERS.len(),
+    ));
+    for r in report.stores.iter().filter(|s| verdict::ran(s)) {
         let _ = writeln!(
             out,
             "<h3>{}</h3>",

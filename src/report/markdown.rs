@@ -1,5 +1,5 @@
-//! Markdown rendering (`results.md`): the run and machine, the blog's sections per store and
-//! the recap tables; a store's variants' parts in `variants.rs`.
+//! Markdown rendering (`results.md`): the verdict, the run and machine, the blog's sections
+//! per store and the recap tables; a store's variants' parts in `variants.rs`.
 
 use std::fmt::Write;
 
@@ -11,9 +11,10 @@ mod variants;
 use super::lines::{runs_block, store_header, store_lines};
 use super::model::{PhaseKind, Report, RunStatus};
 use super::tables::{
-    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_row, suite_rows, suite_title,
+    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_rows, suite_rows, suite_title,
     time_rows,
 };
+use super::verdict;
 
 fn escape(cell: &str) -> String {
     cell.replace('|', "\\|")
@@ -39,8 +40,54 @@ fn time_table(report: &Report) -> String {
     table(&headers, &rows, 1)
 }
 
+/// The verdict, with its chart when the charts are written beside (`(file, title)`).
+fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let g = verdict::glance(report);
+    let warnings = verdict::warnings(report);
+    let skipped = verdict::skipped_line(report);
+    if g.phases.is_empty() && warnings.is_empty() && skipped.is_none() {
+        return out;
+    }
+    let _ = writeln!(out, "## {}\n", verdict::HEADING);
+    if !g.phases.is_empty() {
+        out.push_str(&table(
+            &verdict::headers(&g),
+            &verdict::rows(&g),
+            verdict::NUMERIC_FROM,
+        ));
+        out.push('\n');
+        for note in verdict::notes(&g) {
+            let _ = writeln!(out, "{note}\n");
+        }
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(out, "**{}**\n", verdict::warnings_summary(&warnings));
+        for (store, lines) in &warnings {
+            let _ = writeln!(out, "- {store}");
+            for line in lines {
+                let _ = writeln!(out, "  - {line}");
+            }
+        }
+        out.push('\n');
+    }
+    if let Some(line) = skipped {
+        let _ = writeln!(out, "{line}\n");
+    }
+    if let Some((file, title)) = charts.iter().find(|(_, t)| *t == verdict::CHART_TITLE) {
+        let _ = writeln!(out, "![{title}]({file})\n");
+    }
+    out
+}
+
 /// `results.md` for a run.
 pub fn render(report: &Report) -> String {
+    page(report, &[])
+}
+
+/// `results.md`, with the charts written beside it (`(file, title)`): the verdict's in the
+/// verdict, the others after the recap.
+fn page(report: &Report, charts: &[(&str, &str)]) -> String {
     let mut out = String::from("# dbcompare results\n\n");
     match report.status {
         RunStatus::Complete => {}
@@ -51,12 +98,14 @@ pub fn render(report: &Report) -> String {
             "**INTERRUPTED RUN**: stopped by Ctrl-C; only what was measured until then.\n\n",
         ),
     }
+    out.push_str(&glance(report, charts));
+    out.push_str("## The run\n\n");
     for fact in run_facts(report) {
         let _ = writeln!(out, "- {fact}");
     }
     out.push('\n');
     let groups = super::variants::groups(report);
-    for r in &report.stores {
+    for r in report.stores.iter().filter(|s| verdict::ran(s)) {
         if let Some(g) = groups.iter().find(|g| g.variants[0] == r.store) {
             out.push_str(&variants::group_block(g));
         }
@@ -189,8 +238,11 @@ pub fn render(report: &Report) -> String {
         }
     }
     out.push_str("\nStores:\n\n");
-    let rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
-    out.push_str(&table(&STORE_HEADERS, &rows, STORE_HEADERS.len()));
+    out.push_str(&table(
+        &STORE_HEADERS,
+        &store_rows(report),
+        STORE_HEADERS.len(),
+    ));
     let sites = super::alloc_sites::phases(report);
     if !sites.is_empty() {
         let _ = writeln!(
@@ -216,14 +268,19 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-/// results.md with the run's charts embedded after the recap (SVG files beside it).
+/// results.md with the run's charts embedded (SVG files beside it): the verdict's in the
+/// verdict, the others after the recap.
 pub fn render_with_charts(report: &Report, charts: &[(&str, &str)]) -> String {
-    let mut out = render(report);
-    if charts.is_empty() {
+    let mut out = page(report, charts);
+    let rest: Vec<&(&str, &str)> = charts
+        .iter()
+        .filter(|(_, title)| *title != verdict::CHART_TITLE)
+        .collect();
+    if rest.is_empty() {
         return out;
     }
     out.push_str("\n## Charts\n\n");
-    for (file, title) in charts {
+    for (file, title) in rest {
         let _ = writeln!(out, "![{title}]({file})\n");
     }
     out

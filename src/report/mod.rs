@@ -5,7 +5,7 @@
 //! From the top floor down: this file (it writes what the renderers make); the renderers
 //! ([`text`], [`markdown`], [`html`], [`csv`], [`json`], [`chart`]: none imports another),
 //! [`compare`], and [`merge`] (which loads runs through [`json`]); what they share: the
-//! recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
+//! verdict a report opens with ([`verdict`]), the recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
 //! blog's lines ([`lines`]), the warnings a phase's figures give ([`warnings`]), the blog's
 //! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]), a store's
 //! variants side by side ([`variants`], which judges them as [`compare`] does); and on the
@@ -38,6 +38,7 @@ pub mod stats;
 pub mod tables;
 pub mod text;
 pub mod variants;
+pub mod verdict;
 pub mod warnings;
 
 /// The subdirectory of `--out` the charts go to (results.md links them there).

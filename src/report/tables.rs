@@ -5,6 +5,7 @@ use super::format::{human_size, human_us};
 use super::lines::floor_multiple;
 use super::model::{Floor, PhaseKind, PhaseResult, Report, StoreResult, StoreStatus};
 use super::stats::Spread;
+use super::verdict::ran;
 use crate::catalog::Suite;
 use crate::workload::driver::DriverTest;
 use crate::workload::pool::PoolTest;
@@ -88,6 +89,17 @@ pub const STORE_HEADERS: [&str; 8] = [
     "search path",
 ];
 
+/// The per-store recap's rows: every store that ran (a skipped one is listed once, in
+/// the verdict's line).
+pub fn store_rows(report: &Report) -> Vec<Vec<String>> {
+    report
+        .stores
+        .iter()
+        .filter(|s| ran(s))
+        .map(store_row)
+        .collect()
+}
+
 /// One row of the per-store recap.
 pub fn store_row(r: &StoreResult) -> Vec<String> {
     let size = |b: Option<u64>| b.map_or_else(|| "-".to_string(), human_size);
@@ -128,13 +140,14 @@ pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
         Suite::Ycsb => (PhaseKind::Ycsb, ycsb_rows(report)),
         Suite::Classic => return None,
     };
+    let stores: Vec<&StoreResult> = report.stores.iter().filter(|s| ran(s)).collect();
     let mut headers = vec!["test".to_string()];
-    headers.extend(report.stores.iter().map(|s| s.store.clone()));
+    headers.extend(stores.iter().map(|s| s.store.clone()));
     let rows = tests
         .iter()
         .map(|test| {
             let mut row = vec![test.clone()];
-            row.extend(report.stores.iter().map(|s| {
+            row.extend(stores.iter().map(|s| {
                 if s.not_applicable.contains(test) {
                     return "n/a".to_string();
                 }
@@ -209,7 +222,7 @@ pub fn scaling_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> 
     let mut headers = vec!["store".to_string(), "size".to_string()];
     headers.extend(levels.iter().map(|c| format!("x{c} ops/s (p99 us)")));
     let mut rows = Vec::new();
-    for s in &report.stores {
+    for s in report.stores.iter().filter(|s| ran(s)) {
         for size in &report.plan.sizes {
             let mut row = vec![s.store.clone(), size.name.clone()];
             row.extend(levels.iter().map(|&c| {
@@ -227,13 +240,14 @@ pub fn scaling_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> 
 
 /// The blog's recap table (headers, rows): wall time in ms per phase, sizes on disk.
 pub fn time_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
+    let stores: Vec<&StoreResult> = report.stores.iter().filter(|s| ran(s)).collect();
     let mut headers = vec!["phase".to_string()];
-    headers.extend(report.stores.iter().map(|s| s.store.clone()));
+    headers.extend(stores.iter().map(|s| s.store.clone()));
     let mut rows = Vec::new();
     for kind in [PhaseKind::Insert, PhaseKind::Search] {
         for size in &report.plan.sizes {
             let mut row = vec![format!("{} {} {}", kind.label(), size.name, size.records)];
-            row.extend(report.stores.iter().map(|s| {
+            row.extend(stores.iter().map(|s| {
                 s.phase(kind, &size.name)
                     .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
             }));
@@ -247,7 +261,7 @@ pub fn time_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
                 "SEARCH {} {} (concurrency {level})",
                 size.name, size.records
             )];
-            row.extend(report.stores.iter().map(|s| {
+            row.extend(stores.iter().map(|s| {
                 s.phase_at(PhaseKind::Search, &size.name, level)
                     .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
             }));
@@ -259,8 +273,7 @@ pub fn time_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
     for (label, size_of) in [("initial size", initial), ("final size", fin)] {
         let mut row = vec![label.to_string()];
         row.extend(
-            report
-                .stores
+            stores
                 .iter()
                 .map(|s| size_of(s).map_or_else(|| "-".to_string(), human_size)),
         );

@@ -1,5 +1,6 @@
-//! Plain-text rendering: each store's blog lines and the recap tables printed at the end
-//! of a run, with aligned columns (a run with variants ends with their part: `variants.rs`).
+//! Plain-text rendering: each store's blog lines and what is printed at the end of a run
+//! (the verdict, then the recap tables), with aligned columns (a run with variants ends with
+//! their part: `variants.rs`).
 
 use super::costs::{COST_HEADERS, cost_rows, space_lines};
 use super::facts::{client_bound_lines, phase_notes};
@@ -8,8 +9,9 @@ mod variants;
 use super::lines::{runs_block, store_header, store_lines};
 use super::model::{Report, StoreInfo};
 use super::tables::{
-    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_row, suite_rows, suite_title,
+    PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_rows, suite_rows, suite_title,
 };
+use super::verdict;
 
 /// A table with aligned columns; `numeric[i]` right-aligns column i.
 pub fn table(headers: &[&str], rows: &[Vec<String>], numeric: &[bool]) -> String {
@@ -57,11 +59,53 @@ fn numeric_columns(n: usize, text_columns: usize) -> Vec<bool> {
     (0..n).map(|i| i >= text_columns).collect()
 }
 
-/// The recap printed at the end of a run: every phase of every store, then every store.
+/// The verdict: each phase's stores ranked with what the ranking says of itself, the
+/// warnings by store, the stores that did not run.
+pub fn glance(report: &Report) -> String {
+    let mut out = String::new();
+    let g = verdict::glance(report);
+    if !g.phases.is_empty() {
+        out.push_str(verdict::HEADING);
+        out.push_str("\n\n");
+        let headers = verdict::headers(&g);
+        out.push_str(&table(
+            &headers,
+            &verdict::rows(&g),
+            &numeric_columns(headers.len(), verdict::NUMERIC_FROM),
+        ));
+        for note in verdict::notes(&g) {
+            out.push_str(&note.replace('`', ""));
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    let warnings = verdict::warnings(report);
+    if !warnings.is_empty() {
+        out.push_str(&verdict::warnings_summary(&warnings));
+        out.push('\n');
+        for (store, lines) in &warnings {
+            out.push_str(store);
+            out.push('\n');
+            for line in lines {
+                out.push_str(&format!("  - {line}\n"));
+            }
+        }
+        out.push('\n');
+    }
+    if let Some(line) = verdict::skipped_line(report) {
+        out.push_str(&line);
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// What is printed at the end of a run: the verdict, then every phase of every store, what
+/// each cost, and every store.
 pub fn recap(report: &Report) -> String {
     let phase_rows = phase_rows(report);
-    let store_rows: Vec<Vec<String>> = report.stores.iter().map(store_row).collect();
-    let mut out = String::from("Recap\n\n");
+    let store_rows = store_rows(report);
+    let mut out = glance(report);
+    out.push_str("Recap\n\n");
     out.push_str(&table(
         &PHASE_HEADERS,
         &phase_rows,
@@ -154,10 +198,11 @@ pub fn settings_line(info: &StoreInfo) -> String {
     settings.join(", ")
 }
 
-/// The whole run as text: each store's blog lines, then the recap.
+/// The whole run as text: each store's blog lines (a skipped store is in the recap's line),
+/// then the recap.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
-    for r in &report.stores {
+    for r in report.stores.iter().filter(|s| verdict::ran(s)) {
         out.push_str(&store_header(r));
         out.push('\n');
         for line in store_lines(r) {

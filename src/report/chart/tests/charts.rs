@@ -12,11 +12,20 @@ use crate::report::chart::throughput::chunks;
 use crate::report::chart::{Chart, unique_files};
 use crate::report::model::StoreStatus;
 
+/// The run's first throughput chart.
+fn throughput_chart(report: &Report) -> Chart {
+    charts(report)
+        .into_iter()
+        .find(|c| c.file.starts_with("throughput"))
+        .expect("a throughput chart")
+}
+
 #[test]
 fn a_classic_run_gets_every_kind_of_chart() {
     assert_eq!(
         file_names(&fixture()),
         [
+            "glance.svg",
             "throughput-classic.svg",
             "sizes.svg",
             "latency-insert-micro-c1.svg",
@@ -81,6 +90,7 @@ fn every_chart_says_what_it_shows_and_where_it_was_measured() {
             chart.file
         );
         let units = match chart.file.split('-').next().unwrap() {
+            "glance.svg" => "ops/s over the fastest store",
             "throughput" => "ops/s",
             "sizes.svg" => "on-disk size (MB)",
             "latency" => "latency (µs, log scale)",
@@ -105,8 +115,7 @@ fn text_goes_into_the_svg_escaped_and_without_control_characters() {
 
 #[test]
 fn a_30x_spread_is_drawn_on_a_log_scale_and_a_2x_spread_is_not() {
-    let wide = charts(&fixture());
-    let throughput = &wide[0];
+    let throughput = &throughput_chart(&fixture());
     assert!(throughput.svg.contains("ops/s (log scale)"));
 
     let narrow = report_of(vec![
@@ -118,7 +127,7 @@ fn a_30x_spread_is_drawn_on_a_log_scale_and_a_2x_spread_is_not() {
         s.phases
             .retain(|p| p.kind == PhaseKind::Search && p.concurrency == 1);
     }
-    let throughput = &charts(&narrow)[0];
+    let throughput = &throughput_chart(&narrow);
     assert_eq!(throughput.file, "throughput-classic.svg");
     assert!(throughput.svg.contains("ops/s"));
     assert!(!throughput.svg.contains("log scale"));
@@ -135,10 +144,10 @@ fn client_bound_figures_are_starred_and_the_title_says_so() {
         store("sqlite", "SQLite 3.46.0", 100.0),
         store("redis", "Redis 7.0.15", 200.0),
     ]);
-    let plain = &charts(&report)[0];
+    let plain = &throughput_chart(&report);
     assert!(!plain.title.contains("client-bound"), "{}", plain.title);
     report.stores[1].phases[0].client_bound = Some("client CPU 95% of 1 loop".into());
-    let marked = &charts(&report)[0];
+    let marked = &throughput_chart(&report);
     assert!(
         marked.title.ends_with("; * = client-bound)"),
         "{}",
@@ -166,7 +175,7 @@ fn whiskers_span_the_runs() {
             p.runs.clear();
         }
     }
-    let lines = |r: &Report| charts(r)[0].svg.matches("<polyline").count();
+    let lines = |r: &Report| throughput_chart(r).svg.matches("<polyline").count();
     // 3 stores x 6 phases, 3 lines each.
     assert_eq!(lines(&with), lines(&without) + 3 * 18);
 }
@@ -269,12 +278,13 @@ fn many_phases_are_split_into_charts_of_at_most_eight() {
     assert_eq!(
         files,
         [
+            "glance.svg",
             "throughput-driver-1.svg",
             "throughput-driver-2.svg",
             "throughput-driver-3.svg"
         ]
     );
-    assert!(charts[2].title.contains("part 3 of 3"));
+    assert!(charts[3].title.contains("part 3 of 3"));
     for chart in &charts {
         raster_colours(&chart.svg);
     }
