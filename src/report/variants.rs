@@ -1,15 +1,14 @@
 //! The variants of a store side by side, as plain cells for the renderers: for each store
 //! run as several variants (`postgres@sync`, `postgres@async`), the settings read back that
-//! differ between them (and only those) and the order their runs took; every phase's
-//! ranking of the run's stores and variants, fastest first; and for each pair of variants of
+//! differ between them (and only those) and the order their runs took; each variant's name
+//! with those settings, as the verdict ranks it beside the stores; and for each pair of variants of
 //! one store, whether they differ, by the test `dbcompare compare` judges two runs by
 //! (Welch's, on the per-run figures), here inside the one run.
 
 use std::collections::BTreeSet;
 
 use super::compare::{ROW_HEADERS, compare_store, row_cells};
-use super::model::{PhaseResult, Report, StoreResult};
-use crate::workload::levels::Concurrency;
+use super::model::{Report, StoreResult};
 
 /// Significance level of the tests between variants.
 pub const ALPHA: f64 = 0.05;
@@ -140,67 +139,20 @@ fn group(report: &Report, kind: &str, members: &[&StoreResult]) -> VariantGroup 
     }
 }
 
-/// A phase's name in the ranking: `INSERT micro`, `SEARCH tiny x4`, a test's name.
-fn phase_name(p: &PhaseResult) -> String {
-    let name = format!("{} {}", p.kind.label(), p.size.name);
-    if p.concurrency > Concurrency::ONE {
-        format!("{name} x{}", p.concurrency)
-    } else {
-        name
-    }
-}
-
-/// Headers of [`ranking_rows`].
-pub const RANKING_HEADERS: [&str; 2] = ["phase", "fastest first (ops/s)"];
-
-/// Every phase's ranking of the run's stores and variants by throughput, fastest first,
-/// each variant with the settings that set it apart from its store's others
-/// (`postgres@async (synchronous_commit=off) 7005 > redis 6950 > ...`); none unless a store
-/// ran as variants.
-pub fn ranking_rows(report: &Report) -> Vec<Vec<String>> {
-    let groups = groups(report);
-    if groups.is_empty() {
-        return Vec::new();
-    }
-    let named = |store: &str| {
-        let own = groups
-            .iter()
-            .find(|g| g.variants.iter().any(|v| v == store))
-            .map(|g| g.settings_of(store))
-            .filter(|s| !s.is_empty());
-        match own {
-            Some(settings) => format!("{store} ({settings})"),
-            None => store.to_string(),
-        }
-    };
-    let mut phases: Vec<String> = Vec::new();
-    for s in &report.stores {
-        for p in &s.phases {
-            let name = phase_name(p);
-            if !phases.contains(&name) {
-                phases.push(name);
+/// Each variant's name with the settings that set it apart from its store's others
+/// (`postgres@async (synchronous_commit=off)`), by store name: the verdict ranks variants
+/// beside stores under these names. Empty unless a store ran as variants.
+pub fn labels(report: &Report) -> std::collections::BTreeMap<String, String> {
+    let mut labels = std::collections::BTreeMap::new();
+    for g in groups(report) {
+        for v in &g.variants {
+            let settings = g.settings_of(v);
+            if !settings.is_empty() {
+                labels.insert(v.clone(), format!("{v} ({settings})"));
             }
         }
     }
-    phases
-        .into_iter()
-        .map(|phase| {
-            let mut ranked: Vec<(&str, f64)> = report
-                .stores
-                .iter()
-                .filter_map(|s| {
-                    let p = s.phases.iter().find(|p| phase_name(p) == phase)?;
-                    Some((s.store.as_str(), p.ops_per_s))
-                })
-                .collect();
-            ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-            let order: Vec<String> = ranked
-                .iter()
-                .map(|(store, ops)| format!("{} {ops:.0}", named(store)))
-                .collect();
-            vec![phase, order.join(" > ")]
-        })
-        .collect()
+    labels
 }
 
 /// Two variants of one store, phase by phase.

@@ -70,6 +70,9 @@ pub struct Glance<'r> {
     pub unranked: Vec<String>,
     /// Whether any store's CPU per operation was measured (else no such column).
     pub cpu: bool,
+    /// A variant's name with the settings that set it apart from its store's others
+    /// (`postgres@async (synchronous_commit=off)`), by store name.
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// Whether a store ran (a skipped store is listed once and gets no column or row).
@@ -153,6 +156,7 @@ pub fn glance(report: &Report) -> Glance<'_> {
         phases,
         unranked,
         cpu,
+        labels: super::variants::labels(report),
     }
 }
 
@@ -255,7 +259,10 @@ pub fn rows(g: &Glance<'_>) -> Vec<Vec<String>> {
                 } else {
                     e.rank.to_string()
                 },
-                format!("{}{star}", e.store.store),
+                format!(
+                    "{}{star}",
+                    g.labels.get(&e.store.store).unwrap_or(&e.store.store)
+                ),
                 e.store
                     .info
                     .as_ref()

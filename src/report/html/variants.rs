@@ -1,12 +1,12 @@
 //! report.html's part for a run with variants: per store run as several variants, the
-//! settings that differ between them and the order their runs took; every phase's ranking
-//! of stores and variants; the test of each pair of variants.
+//! settings that differ between them and the order their runs took; the test of each pair
+//! of variants (the verdict ranks them beside the stores).
 
 use std::fmt::Write;
 
-use super::{escape, inline, strings, table};
+use super::{escape, inline, table};
 use crate::report::model::Report;
-use crate::report::variants::{RANKING_HEADERS, groups, pairs, pairs_note, ranking_rows};
+use crate::report::variants::{groups, pairs, pairs_note};
 
 /// The part; empty for a run without variants.
 pub(super) fn section(report: &Report) -> String {
@@ -43,12 +43,6 @@ pub(super) fn section(report: &Report) -> String {
             );
         }
     }
-    out.push_str("<p>Throughput per phase, fastest first:</p>\n");
-    out.push_str(&table(
-        &strings(&RANKING_HEADERS),
-        &ranking_rows(report),
-        RANKING_HEADERS.len(),
-    ));
     let pairs = pairs(report);
     if !pairs.is_empty() {
         let _ = writeln!(out, "<p>{}</p>", inline(&pairs_note(report)));

@@ -1,12 +1,12 @@
 //! results.md's parts for a store run as several variants: above its variants' figures,
 //! the settings that differ between them and the order their runs took; after the recap,
-//! every phase's ranking of stores and variants and the test of each pair of variants.
+//! the test of each pair of variants (the verdict ranks them beside the stores).
 
 use std::fmt::Write;
 
 use super::table;
 use crate::report::model::Report;
-use crate::report::variants::{RANKING_HEADERS, VariantGroup, pairs, pairs_note, ranking_rows};
+use crate::report::variants::{VariantGroup, pairs, pairs_note};
 
 /// The block above a group's first variant.
 pub(super) fn group_block(g: &VariantGroup) -> String {
@@ -35,19 +35,14 @@ pub(super) fn group_block(g: &VariantGroup) -> String {
     out
 }
 
-/// The ranking and the pairs' tests; empty for a run without variants.
+/// The pairs' tests; empty for a run without variants.
 pub(super) fn section(report: &Report) -> String {
-    let ranking = ranking_rows(report);
-    if ranking.is_empty() {
+    let pairs = pairs(report);
+    if pairs.is_empty() {
         return String::new();
     }
-    let mut out =
-        String::from("\n## Stores and variants ranked\n\nThroughput per phase, fastest first:\n\n");
-    out.push_str(&table(&RANKING_HEADERS, &ranking, RANKING_HEADERS.len()));
-    let pairs = pairs(report);
-    if !pairs.is_empty() {
-        let _ = writeln!(out, "\n{}", pairs_note(report));
-    }
+    let mut out = String::from("\n## Variants against each other\n");
+    let _ = writeln!(out, "\n{}", pairs_note(report));
     for pair in pairs {
         let _ = writeln!(out, "\n### {}\n", pair.title);
         out.push_str(&table(&pair.headers(), &pair.rows, 2));

@@ -1,10 +1,10 @@
 //! The console's recap for a run with variants: the settings that differ between each
-//! store's variants, every phase's ranking of stores and variants, and the test of each
-//! pair of variants.
+//! store's variants and the test of each pair of variants (the verdict ranks them beside
+//! the stores).
 
 use super::table;
 use crate::report::model::Report;
-use crate::report::variants::{RANKING_HEADERS, groups, pairs, ranking_rows};
+use crate::report::variants::{groups, pairs};
 
 /// The recap's part on variants; empty for a run without them.
 pub(super) fn recap(report: &Report) -> String {
@@ -29,8 +29,6 @@ pub(super) fn recap(report: &Report) -> String {
             }
         ));
     }
-    out.push_str("\nFastest first, per phase:\n");
-    out.push_str(&table(&RANKING_HEADERS, &ranking_rows(report), &[]));
     for pair in pairs(report) {
         // The markdown's bold is the verdict's own column here.
         let rows: Vec<Vec<String>> = pair
