@@ -15,6 +15,9 @@ use super::tables::{
 };
 use super::verdict;
 
+mod markup;
+pub use markup::escape;
+use markup::{inline, strings, table};
 mod variants;
 
 const STYLE: &str = "
@@ -46,61 +49,6 @@ figure { margin: 1rem 0 2rem; }
 figure svg { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
 figcaption { color: var(--muted); margin-top: 0.25rem; }
 ";
-
-/// Text made safe inside HTML elements and attributes.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Escaped text whose markdown code spans (`x`) become `<code>` elements.
-fn inline(s: &str) -> String {
-    let mut out = String::new();
-    for (i, part) in s.split('`').enumerate() {
-        if i % 2 == 1 {
-            let _ = write!(out, "<code>{}</code>", escape(part));
-        } else {
-            out.push_str(&escape(part));
-        }
-    }
-    out
-}
-
-fn table(headers: &[String], rows: &[Vec<String>], numeric_from: usize) -> String {
-    let mut out = String::from("<table>\n<thead><tr>");
-    for h in headers {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        out.push_str("<tr>");
-        for (i, cell) in row.iter().enumerate() {
-            let class = if i >= numeric_from {
-                " class=\"n\""
-            } else {
-                ""
-            };
-            let _ = write!(out, "<td{class}>{}</td>", escape(cell));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table>\n");
-    out
-}
-
-fn strings(headers: &[&str]) -> Vec<String> {
-    headers.iter().map(|h| h.to_string()).collect()
-}
 
 /// The run's state when it did not finish: a reader must see it before any figure.
 fn run_warning(report: &Report) -> Option<&'static str> {

@@ -7,6 +7,8 @@ use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
 use super::facts::{client_bound_lines, phase_notes, run_facts};
 use super::format::human_size;
 
+mod markup;
+use markup::table;
 mod variants;
 use super::lines::{runs_block, store_header, store_lines};
 use super::model::{PhaseKind, Report, RunStatus};
@@ -15,23 +17,6 @@ use super::tables::{
     time_rows,
 };
 use super::verdict;
-
-fn escape(cell: &str) -> String {
-    cell.replace('|', "\\|")
-}
-
-fn table(headers: &[&str], rows: &[Vec<String>], numeric_from: usize) -> String {
-    let mut out = format!("| {} |\n|", headers.join(" | "));
-    for i in 0..headers.len() {
-        out.push_str(if i >= numeric_from { "---:|" } else { "---|" });
-    }
-    out.push('\n');
-    for row in rows {
-        let cells: Vec<String> = row.iter().map(|c| escape(c)).collect();
-        let _ = writeln!(out, "| {} |", cells.join(" | "));
-    }
-    out
-}
 
 /// The blog's recap: one row per phase, one column per store, wall time in ms.
 fn time_table(report: &Report) -> String {

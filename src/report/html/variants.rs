@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{escape, inline, table};
+use super::markup::{escape, inline, table};
 use crate::report::model::Report;
 use crate::report::variants::{groups, pairs, pairs_note};
 

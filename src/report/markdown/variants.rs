@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::table;
+use super::markup::table;
 use crate::report::model::Report;
 use crate::report::variants::{VariantGroup, pairs, pairs_note};
 

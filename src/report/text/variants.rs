@@ -2,7 +2,7 @@
 //! store's variants and the test of each pair of variants (the verdict ranks them beside
 //! the stores).
 
-use super::table;
+use super::table::table;
 use crate::report::model::Report;
 use crate::report::variants::{groups, pairs};
 
