@@ -86,15 +86,18 @@ impl<'de> Deserialize<'de> for StoreId {
     }
 }
 
+/// Whether `text` is one or more letters, digits, `_`, `-` or `.`.
+fn plain(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
 /// A label is 1 to 32 letters, digits, `_`, `-` or `.`: it goes into file names, chart
 /// legends and markdown as it is.
 pub fn check_label(label: &str) -> Result<(), String> {
-    let ok = !label.is_empty()
-        && label.len() <= 32
-        && label
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if ok {
+    if plain(label) && label.len() <= 32 {
         Ok(())
     } else {
         Err(format!(
@@ -106,11 +109,7 @@ pub fn check_label(label: &str) -> Result<(), String> {
 /// A setting's name as `--set` takes it: letters, digits, `_`, `-` and `.` (PostgreSQL's
 /// `auto_explain.log_min_duration`, MySQL's `innodb-flush-log-at-trx-commit`).
 pub fn check_setting_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if ok {
+    if plain(name) {
         Ok(())
     } else {
         Err(format!(

@@ -251,6 +251,19 @@ fn compare_of_two_real_runs() {
 
 /// Headless Chromium, as the tests start it: no sandbox (root), no GPU, no background
 /// network (this machine's network is closed), a throw-away profile.
+/// The DOM the browser built of the page `cmd` names, once its scripts ran.
+fn dump_dom(cmd: &mut Command) -> String {
+    let dom = cmd.arg("--dump-dom").output().unwrap_or_else(|e| {
+        panic!("chromium did not start ({e}): provisioning/install.sh chromium installs it")
+    });
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    String::from_utf8(dom.stdout).unwrap()
+}
+
 fn chromium(profile: &Path) -> Command {
     let mut cmd = Command::new("chromium");
     cmd.args([
@@ -273,19 +286,7 @@ fn report_html_renders_in_a_real_browser() {
     let dir = real_run();
     let page = format!("file://{}", dir.join("report.html").display());
     let profile = tempfile::tempdir().unwrap();
-    let dom = chromium(profile.path())
-        .arg("--dump-dom")
-        .arg(&page)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("chromium did not start ({e}): provisioning/install.sh chromium installs it")
-        });
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
-    );
-    let dom = String::from_utf8(dom.stdout).unwrap();
+    let dom = dump_dom(chromium(profile.path()).arg(&page));
     let report = json::parse(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     // Every chart is in the page the browser built, as an SVG with its caption.
     let charts = chart::charts(&report);
@@ -394,20 +395,11 @@ fn probe(page: &str) -> serde_json::Value {
         page.replacen("</body>", &format!("{PROBE}\n</body>"), 1),
     )
     .unwrap();
-    let dom = chromium(&dir.path().join("profile"))
-        .arg("--window-size=1400,900")
-        .arg("--dump-dom")
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("chromium did not start ({e}): provisioning/install.sh chromium installs it")
-        });
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
+    let dom = dump_dom(
+        chromium(&dir.path().join("profile"))
+            .arg("--window-size=1400,900")
+            .arg(format!("file://{}", file.display())),
     );
-    let dom = String::from_utf8(dom.stdout).unwrap();
     let json = dom
         .split_once("<pre id=\"probe\">")
         .and_then(|(_, rest)| rest.split_once("</pre>"))
