@@ -8,7 +8,8 @@
 //! fresh operation sequence from the seed over the records present (a workload that
 //! inserts leaves its records to the next). A workload that needs an operation the store
 //! does not have (a scan without ordered keys, or without the store's query service) is not
-//! run: its rows are reported as not applicable, with the store's reason.
+//! run: its rows are reported as not applicable, with the store's reason. Variants of one
+//! store take turns ([`super::turns`]): the load of each, then each run of each.
 
 use std::sync::Arc;
 
@@ -141,6 +142,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         .collect();
     let how = ("load", level, None);
     let load = ops::Source::Given(Arc::new(load));
+    super::turns::next_run(|| "load".to_string()).await;
     let ran = execute(clients, connections, first, &truth, load, how, observer).await?;
     measured.extend(ran.runs);
     result.phases = phases(&measured, &operations);
@@ -155,6 +157,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
             continue;
         }
         let what = format!("workload {}, concurrency {level}", w.name);
+        super::turns::next_run(|| format!("{what}: {}", rep.label)).await;
         executor::announce(&rep, Some(&what), observer);
         open_connections(clients, connections, level, &table).await?;
         let seed = plan.seed ^ u64::from(rep.index).wrapping_mul(0x9e37_79b9_7f4a_7c15);
