@@ -1,13 +1,12 @@
 //! Several load clients (`--client K/N`) meeting between the phases of a suite (the classic
-//! and the YCSB suites), with the store under test as the meeting place: no coordinator. At
-//! each point of the suite every client writes a marker record (a record of the benchmark's
-//! own table, with a negative id, its arrival time as `created_at` and a number it tells the
-//! others as `created_by`) and reads the others' until it has all N; the next phase then
-//! begins at the last arrival plus a grace period, on every client's clock. Share 1 writes
-//! its marker first (it may have just reset the store, which deletes every marker before
-//! it); the others write theirs once they have seen it.
+//! and the YCSB suites), with the store under test as the meeting place ([`Place`]): no
+//! coordinator. At each point of the suite every client writes a marker (its arrival time,
+//! and a number it tells the others) and reads the others' until it has all N; the next
+//! phase then begins at the last arrival plus a grace period, on every client's clock.
+//! Share 1 writes its marker first (it may have just reset the store, which deletes every
+//! marker before it); the others write theirs once they have seen it.
 //!
-//! Outside every measured window. The markers stay in the table: N records of about 100
+//! Outside every measured window. The markers stay in the store: N records of about 100
 //! bytes per point, in the sizes share 1 measures.
 
 use std::time::Duration;
@@ -17,6 +16,57 @@ use chrono::{DateTime, TimeZone, Utc};
 
 use crate::store::Store;
 use crate::workload::record::{Data, Record};
+
+/// One client's marker at one meeting point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    /// Below 0, unique per point and client: the classic table's id.
+    pub id: i64,
+    /// Unique per coordinated run, point and client: what it is found by.
+    pub name: String,
+    /// When the client arrived, to the millisecond.
+    pub at: DateTime<Utc>,
+    /// The number the client tells the others.
+    pub told: u64,
+}
+
+/// Where the clients leave their markers: a store's own records.
+pub trait Place: Send {
+    /// Writes `marker`.
+    fn write(&mut self, marker: &Marker) -> impl Future<Output = Result<()>> + Send;
+
+    /// The marker named `name`: when its client arrived and what it told; `None` when it
+    /// is not there (yet).
+    fn read(
+        &mut self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<(DateTime<Utc>, u64)>>> + Send;
+}
+
+/// The classic suite's place: a record of the benchmark's own table, with the marker's
+/// negative id, its arrival time as `created_at` and what it tells as `created_by`.
+impl<S: Store> Place for S {
+    async fn write(&mut self, marker: &Marker) -> Result<()> {
+        let record = Record {
+            id: marker.id,
+            unique_id: marker.name.clone(),
+            created_by: i64::try_from(marker.told).unwrap_or(i64::MAX),
+            updated_by: 0,
+            deleted_by: 0,
+            created_at: marker.at,
+            data: Data {
+                name: "rendezvous".to_string(),
+                age: 0,
+            },
+        };
+        self.insert(&record).await
+    }
+
+    async fn read(&mut self, name: &str) -> Result<Option<(DateTime<Utc>, u64)>> {
+        let found = self.find(name).await?;
+        Ok(found.map(|r| (r.created_at, u64::try_from(r.created_by).unwrap_or(0))))
+    }
+}
 use crate::workload::share::{MAX_SHARES, Share};
 
 /// From the last client's arrival to the next phase's start, for the others to see it.
@@ -61,32 +111,26 @@ impl Rendezvous {
     }
 
     /// Share `k`'s marker at point `point`, telling `told`.
-    fn marker(&self, point: u32, k: u32, at: DateTime<Utc>, told: u64) -> Record {
-        Record {
+    fn marker(&self, point: u32, k: u32, at: DateTime<Utc>, told: u64) -> Marker {
+        Marker {
             id: -(i64::from(point) * i64::from(MAX_SHARES + 1) + i64::from(k)),
-            unique_id: format!("dbcompare-rendezvous-{}-{point}-{k}", self.token),
-            created_by: i64::try_from(told).unwrap_or(i64::MAX),
-            updated_by: 0,
-            deleted_by: 0,
-            created_at: at,
-            data: Data {
-                name: "rendezvous".to_string(),
-                age: 0,
-            },
+            name: format!("dbcompare-rendezvous-{}-{point}-{k}", self.token),
+            at,
+            told,
         }
     }
 
     /// Meets the other clients at the next point (`what` names it in messages): writes this
     /// client's marker, waits until every client's is there, then until the common start.
-    pub async fn meet<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
+    pub async fn meet<P: Place>(&mut self, store: &mut P, what: &str) -> Result<()> {
         self.meet_with(store, what, Wait::All, 0).await.map(|_| ())
     }
 
     /// [`Rendezvous::meet`], telling the others `told` (how many records this client
     /// inserted, say): every client's number, client 1's first.
-    pub async fn meet_telling<S: Store>(
+    pub async fn meet_telling<P: Place>(
         &mut self,
-        store: &mut S,
+        store: &mut P,
         what: &str,
         told: u64,
     ) -> Result<Vec<u64>> {
@@ -97,7 +141,7 @@ impl Rendezvous {
     /// one: client 1 waits for every client (none may still be searching), the others only
     /// until they have written theirs (they saw client 1's first), since the reset deletes
     /// the markers they would wait for.
-    pub async fn finish<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
+    pub async fn finish<P: Place>(&mut self, store: &mut P, what: &str) -> Result<()> {
         let wait = if self.share.is_first() {
             Wait::All
         } else {
@@ -108,23 +152,23 @@ impl Rendezvous {
 
     /// Marks this client as gone from this store (it failed there), so that the others stop
     /// waiting for it at once; best effort.
-    pub async fn give_up<S: Store>(&self, store: &mut S) {
+    pub async fn give_up<P: Place>(&self, store: &mut P) {
         let marker = self.gave_up(self.share.number(), Utc::now());
-        let _ = store.insert(&marker).await;
+        let _ = store.write(&marker).await;
     }
 
     /// Client `k`'s marker that it gave up on the store.
-    fn gave_up(&self, k: u32, at: DateTime<Utc>) -> Record {
+    fn gave_up(&self, k: u32, at: DateTime<Utc>) -> Marker {
         let mut marker = self.marker(0, k, at, 0);
-        marker.unique_id = format!("dbcompare-rendezvous-{}-gave-up-{k}", self.token);
+        marker.name = format!("dbcompare-rendezvous-{}-gave-up-{k}", self.token);
         marker
     }
 
     /// Meets the others at the next point, telling them `told`: what each client told (0
     /// for those not waited for).
-    async fn meet_with<S: Store>(
+    async fn meet_with<P: Place>(
         &mut self,
-        store: &mut S,
+        store: &mut P,
         what: &str,
         wait: Wait,
         told: u64,
@@ -146,7 +190,7 @@ impl Rendezvous {
             if !written && (me == 1 || arrivals[0].is_some()) {
                 let now = millis(Utc::now());
                 store
-                    .insert(&self.marker(point, me, now, told))
+                    .write(&self.marker(point, me, now, told))
                     .await
                     .map_err(|e| {
                         e.context(format!(
@@ -161,12 +205,9 @@ impl Rendezvous {
                 if arrivals[k as usize - 1].is_some() {
                     continue;
                 }
-                let id = self.marker(point, k, Utc::now(), 0).unique_id;
-                match store.find(&id).await {
-                    Ok(Some(found)) => {
-                        let told = u64::try_from(found.created_by).unwrap_or(0);
-                        arrivals[k as usize - 1] = Some((found.created_at, told));
-                    }
+                let name = self.marker(point, k, Utc::now(), 0).name;
+                match store.read(&name).await {
+                    Ok(Some(found)) => arrivals[k as usize - 1] = Some(found),
                     Ok(None) => {}
                     // Share 1's reset may not have made the table yet.
                     Err(e) => last_error = Some(crate::error::chain(&e)),
@@ -177,7 +218,7 @@ impl Rendezvous {
             }
             // A client that failed on this store never comes.
             for k in (1..=n).filter(|k| arrivals[*k as usize - 1].is_none()) {
-                if let Ok(Some(_)) = store.find(&self.gave_up(k, Utc::now()).unique_id).await {
+                if let Ok(Some(_)) = store.read(&self.gave_up(k, Utc::now()).name).await {
                     bail!(
                         "client {k}/{n} gave up on this store before {what} (its own run says why)"
                     );
