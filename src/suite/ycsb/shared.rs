@@ -207,8 +207,8 @@ impl Shared {
 
     /// Meets the others before a run (`what`), telling how many records this client
     /// inserted in the run before; marks theirs present and the numbers no client reached
-    /// never inserted. The records present from then on: `0..` the number returned
-    /// (`present`: before the run before).
+    /// never inserted. Returns the records present from then on, `0..` it (`present` when
+    /// the run before made no inserts).
     pub async fn before_run<S: YcsbStore>(
         &mut self,
         store: &mut S,
@@ -240,7 +240,7 @@ impl Shared {
 
     /// A run of `w` that may insert starts with records `0..present`: the numbers the
     /// others may insert are theirs. Returns the draw's first insert and its stride.
-    pub fn run_starts(&mut self, truth: &Truth, w: &Workload, present: i64) -> Result<(i64, i64)> {
+    pub fn run_starts(&self, truth: &Truth, w: &Workload, present: i64) -> Result<(i64, i64)> {
         let share = self.share();
         let n = u64::from(share.count());
         let rows = Share::new(1, share.count())
