@@ -7,7 +7,7 @@
 #   CARGO_TARGET_DIR=target/before cargo build --release --manifest-path /tmp/before/Cargo.toml
 #   bench/ab.sh target/before/release/dbcompare target/release/dbcompare redis
 # A server is started with the second build's `dbcompare server STORE` (postgres, mysql or
-# redis), unless URL is given. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL, and
+# redis), unless URL is given; SQLite needs none. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL, and
 # WORKLOAD: a YCSB workload (a to f) to run instead of the classic search (ycsb_figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ bin=$after
 # shellcheck source=bench/servers.sh
 source bench/servers.sh
 url=${URL:-}
-if [ -z "$url" ]; then
+if [ -z "$url" ] && [ "$store" != sqlite ]; then
   start "$store"
   url=$(cat "$work/$store.url")
 fi

@@ -39,10 +39,12 @@ start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids m
   [ -s "$work/$1.url" ] || { cat "$work/$1.log" >&2; exit 1; }
 }
 
-search_figures() { # $1 = store, $2 = URL, $3 = concurrency, $4 = event loops: prints
+search_figures() { # $1 = store, $2 = URL (empty for SQLite), $3 = concurrency, $4 = event loops: prints
   # "dbcompare OPS/S CPU-US/OP" of the classic SEARCH small phase (10 searches per record,
   # after one warm-up run) on that server
-  "$bin" run --store "$1" --url "$1=$2" --sizes small --searches-per-insert 10 \
+  local where=()
+  [ -n "$2" ] && where=(--url "$1=$2")
+  "$bin" run --store "$1" "${where[@]}" --sizes small --searches-per-insert 10 \
     --concurrency "$3" --client-threads "$4" \
     --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null
   python3 -c 'import json, sys

@@ -406,6 +406,55 @@ fn ycsb_suite_text() {
     insta::assert_snapshot!(text::render(&ycsb_fixture()));
 }
 
+/// YCSB's rows per operation type carry no cost of their own (a mixed workload's cannot be
+/// split by type): every report says their workload's row holds it, and the CSV names that
+/// row where their cost cells are empty.
+#[test]
+fn ycsb_rows_per_operation_type_point_to_their_workloads_cost() {
+    let mut report = ycsb_fixture();
+    for p in &mut report.stores[0].phases {
+        if !p.size.name.contains(' ') || p.size.name == "load INSERT" {
+            p.server = Some(cost(CostSource::Processes, Some(40.0), 300.0, None));
+        }
+    }
+    let said = "YCSB's rows per operation type (e INSERT, ...) have no cost of their own: the \
+                server's cost of a mixed workload cannot be split by operation type, so each \
+                workload's row (e) is its cost for all its operations together.";
+    assert!(markdown::render(&report).contains(said));
+    assert!(text::render(&report).contains(said));
+    assert!(html::render(&report, &[]).contains(&said.replace('\'', "&#39;")));
+    let rendered = csv::render(&report);
+    let mut reader = ::csv::Reader::from_reader(rendered.as_bytes());
+    let column = |name: &str| {
+        let headers = ::csv::Reader::from_reader(rendered.as_bytes())
+            .headers()
+            .unwrap()
+            .clone();
+        headers.iter().position(|h| h == name).unwrap()
+    };
+    let (size, from) = (column("size"), column("server_figures_from"));
+    let cells: Vec<(String, String, String)> = reader
+        .records()
+        .map(Result::unwrap)
+        .map(|r| (r[1].to_string(), r[size].to_string(), r[from].to_string()))
+        .collect();
+    let cell = |store: &str, size: &str| {
+        cells
+            .iter()
+            .find(|(s, z, _)| s == store && z == size)
+            .map(|(_, _, f)| f.as_str())
+            .unwrap_or_else(|| panic!("no row {store} {size}: {cells:?}"))
+    };
+    assert_eq!(cell("ordered", "load INSERT"), "processes");
+    assert_eq!(cell("ordered", "e"), "processes");
+    assert_eq!(cell("ordered", "e INSERT"), "workload e");
+    assert_eq!(cell("ordered", "e SCAN"), "workload e");
+    // No workload row was measured: nothing to point to, the cells stay empty.
+    assert_eq!(cell("unordered", "e INSERT"), "");
+    // Without a measured cost there is nothing to explain.
+    assert!(!markdown::render(&ycsb_fixture()).contains("YCSB's rows per operation type"));
+}
+
 #[test]
 fn csv_of_every_suite() {
     for (name, report) in [

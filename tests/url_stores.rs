@@ -259,6 +259,45 @@ async fn real_server_ycsb(kind: StoreKind, not_applicable: &[&str]) {
     common::ycsb_small(connect, kind.name(), not_applicable).await;
 }
 
+/// The store's own counters (`Store::counters`, the cost of a phase on a server given by
+/// URL) around 50 inserts: each named with its source, none lower after than before, and
+/// every figure of `expected` among them.
+async fn real_server_counters(kind: StoreKind, expected: &[&str]) {
+    use dbcompare::counters::figure_of;
+    let mut store =
+        common::connect_url(kind, &url(kind, "counters"), Durability::Durable, None).await;
+    store.reset().await.unwrap();
+    let read = |e: anyhow::Error| panic!("{kind}: reading the counters: {e:#}");
+    let before = store.counters().await.unwrap_or_else(read);
+    for r in &dbcompare::workload::record::generate(5, &"micro".parse().unwrap(), 1)[..50] {
+        store.insert(r).await.unwrap();
+    }
+    let after = store.counters().await.unwrap_or_else(read);
+    println!("{kind}: the server's counters before {before:?}, after 50 inserts {after:?}");
+    for (name, n) in &after {
+        assert!(name.contains(" ("), "{kind}: {name} names no source");
+        let was = before.get(name).copied().unwrap_or(0);
+        assert!(*n >= was, "{kind}: {name} fell from {was} to {n}");
+    }
+    let mut expected = expected.to_vec();
+    // Aerospike counts the blocks of a namespace stored on devices or in files.
+    let info = common::described(&mut store).await;
+    if kind == StoreKind::Aerospike
+        && matches!(
+            info.settings.get("storage-engine").map(String::as_str),
+            Some("device" | "file")
+        )
+    {
+        expected.push("storage blocks written");
+    }
+    for figure in expected {
+        assert!(
+            after.keys().any(|name| figure_of(name) == figure),
+            "{kind}: no {figure} among {after:?}"
+        );
+    }
+}
+
 /// The real-server tests of the stores dbcompare starts no server of, one module per store,
 /// and the list of those stores ([`REAL_SERVER_TESTED`]).
 macro_rules! real_server_tests {
@@ -271,7 +310,8 @@ macro_rules! real_server_tests {
             relaxed: $relaxed:expr,
             driver_not_applicable: $driver_na:expr,
             pool: $pool:expr,
-            ycsb_not_applicable: $ycsb_na:expr $(,)?
+            ycsb_not_applicable: $ycsb_na:expr,
+            counters: $counters:expr $(,)?
         }
     )+) => {
         $(
@@ -313,6 +353,12 @@ macro_rules! real_server_tests {
                 async fn ycsb_core_workloads() {
                     real_server_ycsb($kind, $ycsb_na).await;
                 }
+
+                #[tokio::test]
+                #[cfg_attr(not($cfg), ignore = $why)]
+                async fn server_counters_name_their_source() {
+                    real_server_counters($kind, $counters).await;
+                }
             }
         )+
 
@@ -334,6 +380,8 @@ real_server_tests! {
         driver_not_applicable: Some(&[]),
         pool: true,
         ycsb_not_applicable: &[],
+        // WiredTiger's block manager.
+        counters: &["bytes written"],
     }
     aerospike {
         kind: StoreKind::Aerospike,
@@ -350,6 +398,9 @@ real_server_tests! {
         pool: true,
         // Aerospike keeps no key order: workload E's scans cannot run, nor E.
         ycsb_not_applicable: &["e INSERT", "e SCAN", "e"],
+        // Blocks written where the namespace is on devices or in files; no bytes, CPU
+        // time or syncs.
+        counters: &[],
     }
     couchbase {
         kind: StoreKind::Couchbase,
@@ -360,6 +411,8 @@ real_server_tests! {
         driver_not_applicable: Some(&["PreparedQueryRowParam", "EchoMixed5"]),
         pool: true,
         ycsb_not_applicable: &[],
+        // The Data Service's bytes (7.0 on); CPU time from 7.2.4 on.
+        counters: &["bytes written", "bytes read"],
     }
 }
 

@@ -1,7 +1,7 @@
 //! Variants of a store in one run, against real throw-away servers: PostgreSQL, Redis and
 //! MariaDB each as two variants whose settings are read back as asked and shown as their
 //! difference, `--durability durable,relaxed` on SQLite and PostgreSQL, the variants' runs
-//! interleaved in run.json, and the refusals of bad input (exit 2, the flag named, nothing
+//! interleaved in run.json (the YCSB suite's too), and the refusals of bad input (exit 2, the flag named, nothing
 //! run).
 
 // The runner's future, as in the library.
@@ -182,6 +182,57 @@ fn durable_and_relaxed_make_every_store_two_variants() {
 }
 
 #[test]
+fn ycsb_variants_take_turns_load_by_load_and_run_by_run() {
+    let out = tempfile::tempdir().unwrap();
+    let argv = [
+        "dbcompare",
+        "run",
+        "--suite",
+        "ycsb",
+        "--store",
+        "redis@always,redis@everysec",
+        "--set",
+        "redis@everysec:appendfsync=everysec",
+        "--workload",
+        "a,c",
+        "-p",
+        "recordcount=100",
+        "-p",
+        "operationcount=200",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "2",
+        "--no-floor",
+        "--quiet",
+        "--out",
+        out.path().to_str().unwrap(),
+    ];
+    let code = dbcompare::run(Cli::parse_from(argv)).unwrap();
+    let report = report(out.path());
+    assert_eq!(code, 0, "{:#?}", report.stores);
+    let stores = ["redis@always", "redis@everysec"];
+    let order = order_of(&report, &stores);
+    let mut expected = Vec::new();
+    for run in [
+        "load".to_string(),
+        "workload a, concurrency 1: run 1/2".to_string(),
+        "workload a, concurrency 1: run 2/2".to_string(),
+        "workload c, concurrency 1: run 1/2".to_string(),
+        "workload c, concurrency 1: run 2/2".to_string(),
+    ] {
+        for store in stores {
+            expected.push(format!("{store} {run}"));
+        }
+    }
+    assert_eq!(order, expected);
+    for s in &report.stores {
+        assert_eq!(s.status, StoreStatus::Ok, "{}: {:?}", s.store, s.error);
+        assert!(s.phases.iter().any(|p| p.size.name.starts_with("c ")));
+    }
+}
+
+#[test]
 fn bad_variant_input_exits_2_naming_the_flag_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();
     let conf = dir.path().join("tuned.conf");
@@ -266,6 +317,10 @@ fn bad_variant_input_exits_2_naming_the_flag_before_anything_runs() {
         );
         let message = format!("{error:#}");
         assert!(message.contains(why), "{args:?}: {message}");
+        if why.starts_with("--set redis@a:appendfsync") {
+            // Redis says why on its standard error, before it opens its log.
+            assert!(message.contains("'appendfsync sometimes'"), "{message}");
+        }
         assert!(!out.path().join("run.json").exists(), "{args:?} ran");
     }
 }

@@ -149,6 +149,48 @@ pub fn space_lines(report: &Report) -> Vec<String> {
         .collect()
 }
 
+/// The row that holds the cost of a YCSB row per operation type (`a READ`): its
+/// workload's own (`a`), at the same concurrency. The server's cost of a mixed workload
+/// cannot be split by operation type, so it is only the workload's as a whole. `None` for
+/// any other row.
+pub fn whole_workload<'a>(s: &'a StoreResult, p: &PhaseResult) -> Option<&'a PhaseResult> {
+    if p.kind != PhaseKind::Ycsb || p.server.is_some() {
+        return None;
+    }
+    let (workload, _) = p.size.name.split_once(' ')?;
+    s.phases.iter().find(|w| {
+        w.kind == PhaseKind::Ycsb
+            && w.size.name == workload
+            && w.concurrency == p.concurrency
+            && w.server.is_some()
+    })
+}
+
+/// The lines under the cost table: what each store's records took on disk (see
+/// [`space_lines`]), and why YCSB's rows per operation type have no row there.
+pub fn cost_lines(report: &Report) -> Vec<String> {
+    let mut lines = space_lines(report);
+    let split: Vec<&str> = report
+        .stores
+        .iter()
+        .flat_map(|s| {
+            s.phases
+                .iter()
+                .filter(|p| whole_workload(s, p).is_some())
+                .map(|p| p.size.name.as_str())
+        })
+        .collect();
+    if let Some(first) = split.first() {
+        let (workload, _) = first.split_once(' ').unwrap_or((first, ""));
+        lines.push(format!(
+            "YCSB's rows per operation type ({first}, ...) have no cost of their own: the \
+             server's cost of a mixed workload cannot be split by operation type, so each \
+             workload's row ({workload}) is its cost for all its operations together."
+        ));
+    }
+    lines
+}
+
 /// The phase's cost in a few words for its console summary: `server cpu 17.5 us/op,
 /// 263 kB written/op`; none when the server was not read.
 pub fn summary(p: &PhaseResult) -> Option<String> {

@@ -126,7 +126,12 @@ pub fn render(report: &Report) -> String {
             ]);
             let cost = p.server.as_ref();
             row.extend([
-                cost.map(|c| serde_name(&c.source)).unwrap_or_default(),
+                match (cost, super::costs::whole_workload(s, p)) {
+                    (Some(c), _) => serde_name(&c.source),
+                    // Its cost is in its workload's row, as a whole.
+                    (None, Some(w)) => format!("workload {}", w.size.name),
+                    (None, None) => String::new(),
+                },
                 opt(cost.and_then(|c| c.cpu_user_us_per_op)),
                 opt(cost.and_then(|c| c.cpu_system_us_per_op)),
                 opt(cost.and_then(|c| c.write_bytes_per_op)),

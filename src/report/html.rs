@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
+use super::costs::{COST_HEADERS, COST_NOTE, cost_lines, cost_rows};
 use super::facts::{phase_notes, run_facts};
 use super::lines::{store_header, store_lines};
 use super::model::{Report, RunStatus};
@@ -188,7 +188,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
         out.push_str("<h2>What each phase cost</h2>\n");
         let _ = writeln!(out, "<p>{}</p>", escape(COST_NOTE));
         out.push_str(&table(&strings(&COST_HEADERS), &costs, 4));
-        let space = space_lines(report);
+        let space = cost_lines(report);
         if !space.is_empty() {
             out.push_str("<ul>\n");
             for line in space {

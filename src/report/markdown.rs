@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::costs::{COST_HEADERS, COST_NOTE, cost_rows, space_lines};
+use super::costs::{COST_HEADERS, COST_NOTE, cost_lines, cost_rows};
 use super::facts::{client_bound_lines, phase_notes, run_facts};
 use super::format::human_size;
 
@@ -198,7 +198,7 @@ fn page(report: &Report, charts: &[(&str, &str)]) -> String {
     if !costs.is_empty() {
         out.push_str(&format!("\n{COST_NOTE}\n\n"));
         out.push_str(&table(&COST_HEADERS, &costs, 4));
-        for line in space_lines(report) {
+        for line in cost_lines(report) {
             let _ = writeln!(out, "- {line}");
         }
     }

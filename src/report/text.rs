@@ -2,7 +2,7 @@
 //! (the verdict, then the recap tables), with aligned columns (a run with variants ends with
 //! their part: `variants.rs`).
 
-use super::costs::{COST_HEADERS, cost_rows, space_lines};
+use super::costs::{COST_HEADERS, cost_lines, cost_rows};
 use super::facts::{client_bound_lines, phase_notes};
 
 mod table;
@@ -80,7 +80,7 @@ pub fn recap(report: &Report) -> String {
             &costs,
             &numeric_columns(COST_HEADERS.len() - 1, 4),
         ));
-        for line in space_lines(report) {
+        for line in cost_lines(report) {
             out.push_str(&line);
             out.push('\n');
         }

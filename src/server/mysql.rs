@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::host::{Installation, is_root, version_of, which, write_file};
 use super::launch::Launch;
-use super::process::{Process, run_setup, spawn_server};
+use super::process::{Process, STDERR_FILE, run_setup, spawn_server};
 use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away server starts with.
@@ -143,5 +143,5 @@ tmpdir = {}
             .arg(format!("--ssl-ca={}", tls.ca.display()))
             .arg("--require-secure-transport=ON");
     }
-    spawn_server(server, 0)
+    spawn_server(server, 0, &launch.dir.join(STDERR_FILE))
 }

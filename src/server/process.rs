@@ -148,29 +148,36 @@ pub(super) fn wait_until_listening(child: &mut Child, port: u16, dir: &Path) -> 
     }
 }
 
-/// The last lines of the server's log in `dir` (`server.log`), formatted for an error.
+/// The file a server's standard error goes to, in its directory: a server that refuses its
+/// configuration says why there before it opens its log.
+pub(super) const STDERR_FILE: &str = "server.stderr";
+
+/// The last lines of the server's log in `dir` (`server.log`) and of its standard error
+/// ([`STDERR_FILE`]), formatted for an error.
 pub fn log_tail(dir: &Path) -> String {
-    let Ok(file) = std::fs::File::open(dir.join("server.log")) else {
-        return String::new();
-    };
-    let lines: Vec<String> = BufReader::new(file).lines().map_while(Result::ok).collect();
-    let tail = &lines[lines.len().saturating_sub(15)..];
-    if tail.is_empty() {
-        String::new()
-    } else {
-        format!("\n--- last lines of its log ---\n{}", tail.join("\n"))
-    }
+    [("log", "server.log"), ("standard error", STDERR_FILE)]
+        .into_iter()
+        .filter_map(|(what, name)| {
+            let file = std::fs::File::open(dir.join(name)).ok()?;
+            let lines: Vec<String> = BufReader::new(file).lines().map_while(Result::ok).collect();
+            let tail = &lines[lines.len().saturating_sub(15)..];
+            (!tail.is_empty())
+                .then(|| format!("\n--- last lines of its {what} ---\n{}", tail.join("\n")))
+        })
+        .collect()
 }
 
 /// Starts a server as our child, in a process group of its own (`group` 0) or in `group`
 /// (so a terminal's Ctrl-C reaches dbcompare, which stops it in order), with no standard
-/// streams.
-pub(super) fn spawn_server(mut command: Command, group: i32) -> Result<Process> {
+/// input or output and its standard error in `stderr`.
+pub(super) fn spawn_server(mut command: Command, group: i32, stderr: &Path) -> Result<Process> {
     let program = command.get_program().to_string_lossy().into_owned();
+    let stderr =
+        std::fs::File::create(stderr).with_context(|| format!("creating {}", stderr.display()))?;
     let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .process_group(group)
         .spawn()
         .with_context(|| format!("running {program}"))?;

@@ -12,7 +12,7 @@ use super::host::{Installation, version_of, which, write_file};
 use super::launch::{Launch, free_port};
 use super::leftovers;
 use super::process::{
-    Process, READY_TIMEOUT, run_setup_within, spawn_server, wait_until_listening,
+    Process, READY_TIMEOUT, STDERR_FILE, run_setup_within, spawn_server, wait_until_listening,
 };
 use super::registry::{track, untrack};
 use crate::catalog::{Durability, Launcher};
@@ -80,7 +80,7 @@ pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
     write_file(&conf_path, &config(launch, &data, launch.port))?;
     let mut server = Command::new(&inst.server);
     server.arg(&conf_path);
-    spawn_server(server, 0)
+    spawn_server(server, 0, &launch.dir.join(STDERR_FILE))
 }
 
 /// Nodes started so far: killed (and reaped) on drop unless handed over; their process
@@ -156,7 +156,8 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
         write_file(&conf_path, &conf)?;
         let mut server = Command::new(&inst.server);
         server.arg(&conf_path);
-        let Process::Child(child) = spawn_server(server, group)? else {
+        let stderr = launch.dir.join(format!("redis-{port}.stderr"));
+        let Process::Child(child) = spawn_server(server, group, &stderr)? else {
             unreachable!("spawn_server starts a child");
         };
         if group == 0 {

@@ -102,6 +102,8 @@ struct Turn {
     me: usize,
     /// Whether it started a run since it got the turn first.
     ran: AtomicBool,
+    /// Whether it is waiting for its turn (the stall watchdog does not count that time).
+    waiting: Arc<AtomicBool>,
 }
 
 /// Ends a variant's turns when its suite ends, however it ends (an abandoned suite too).
@@ -120,6 +122,7 @@ pub async fn take_turns<F: Future>(turns: Arc<Turns>, me: usize, suite: F) -> F:
         turns,
         me,
         ran: AtomicBool::new(false),
+        waiting: Arc::new(AtomicBool::new(false)),
     });
     let _leave = Leave(Arc::clone(&turn));
     turn.turns.wait_for(me).await;
@@ -134,10 +137,18 @@ pub async fn next_run(label: impl FnOnce() -> String) {
         return;
     };
     if turn.ran.swap(true, Ordering::Relaxed) {
+        turn.waiting.store(true, Ordering::Relaxed);
         turn.turns.pass(turn.me);
         turn.turns.wait_for(turn.me).await;
+        turn.waiting.store(false, Ordering::Relaxed);
     }
     turn.turns.lock().order.push((turn.me, label()));
+}
+
+/// Inside [`take_turns`], the flag that says whether this variant is waiting for its turn;
+/// elsewhere `None`.
+pub fn waiting() -> Option<Arc<AtomicBool>> {
+    TURN.try_with(|turn| Arc::clone(&turn.waiting)).ok()
 }
 
 #[cfg(test)]

@@ -46,13 +46,15 @@ async fn guard_on(
     limit: Option<Duration>,
     work: impl Future<Output = Result<()>>,
 ) -> Result<()> {
+    // A variant waiting for its turn is not stalled: the one whose turn it is may be.
+    let waiting = super::turns::waiting();
     let (stalled, stall) = tokio::sync::oneshot::channel();
     // Dropped when the work ends, which ends the thread at once.
     let (_running, ended) = std::sync::mpsc::channel::<()>();
     std::thread::Builder::new()
         .name("watchdog".to_string())
         .spawn(move || {
-            if let Some(stall) = watch(alive, limit, &ended) {
+            if let Some(stall) = watch(alive, waiting.as_deref(), limit, &ended) {
                 let _ = stalled.send(stall);
             }
         })
@@ -75,8 +77,14 @@ async fn guard_on(
     }
 }
 
-/// Returns once the run stalled, or `None` once `ended` says the work ended.
-fn watch(alive: &AtomicBool, limit: Option<Duration>, ended: &Receiver<()>) -> Option<Stall> {
+/// Returns once the run stalled, or `None` once `ended` says the work ended. While
+/// `waiting` is set, the run waits for its turn and counts as alive.
+fn watch(
+    alive: &AtomicBool,
+    waiting: Option<&AtomicBool>,
+    limit: Option<Duration>,
+    ended: &Receiver<()>,
+) -> Option<Stall> {
     let check = limit.map_or(Duration::from_secs(1), |l| {
         (l / 8).clamp(Duration::from_millis(50), Duration::from_secs(1))
     });
@@ -87,7 +95,8 @@ fn watch(alive: &AtomicBool, limit: Option<Duration>, ended: &Receiver<()>) -> O
         if ended.recv_timeout(check) != Err(RecvTimeoutError::Timeout) {
             return None;
         }
-        if alive.swap(false, Ordering::Relaxed) {
+        let turn_awaited = waiting.is_some_and(|w| w.load(Ordering::Relaxed));
+        if alive.swap(false, Ordering::Relaxed) || turn_awaited {
             last = Instant::now();
         }
         let silent = last.elapsed();
@@ -126,6 +135,8 @@ impl Drop for AbortOnDrop {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     // A flag of the test's own: other tests mark the process-wide one. Real time (the
@@ -185,6 +196,55 @@ mod tests {
         assert_eq!(
             guard_on(&FLAG, limit, fails).await.unwrap_err().to_string(),
             "wrong answer"
+        );
+    }
+
+    static TURNS_FLAG: AtomicBool = AtomicBool::new(false);
+
+    /// A variant of `runs` runs that marks the run alive in each, and stalls in run
+    /// `stall_in` if given.
+    async fn variant(runs: u32, stall_in: Option<u32>) -> Result<()> {
+        for run in 1..=runs {
+            super::super::turns::next_run(|| format!("run {run}")).await;
+            if stall_in == Some(run) {
+                std::future::pending::<()>().await;
+            }
+            for _ in 0..3 {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                TURNS_FLAG.store(true, Ordering::Relaxed);
+            }
+        }
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_variant_waiting_for_its_turn_is_not_abandoned_with_the_one_that_stalled() {
+        use super::super::turns::{Turns, take_turns};
+        let limit = Some(Duration::from_millis(1_000));
+        let turns = Turns::new(2);
+        let (stalled, waited) = tokio::join!(
+            take_turns(
+                Arc::clone(&turns),
+                0,
+                guard_on(&TURNS_FLAG, limit, variant(3, Some(2)))
+            ),
+            take_turns(
+                Arc::clone(&turns),
+                1,
+                guard_on(&TURNS_FLAG, limit, variant(3, None))
+            ),
+        );
+        let message = stalled.unwrap_err().to_string();
+        assert!(message.contains("no operation finished"), "{message}");
+        waited.unwrap();
+        let order: Vec<String> = turns
+            .order()
+            .into_iter()
+            .map(|(i, label)| format!("{i} {label}"))
+            .collect();
+        assert_eq!(
+            order,
+            ["0 run 1", "1 run 1", "0 run 2", "1 run 2", "1 run 3"]
         );
     }
 }

@@ -1,7 +1,8 @@
 //! Aerospike (the official `aerospike` client, async): namespace and set from the URL,
 //! key = unique_id, one bin per field with `data` as a map bin; one put per record (a
 //! single-record atomic write); secondary indexes on the map's name and age values when the
-//! server accepts them (reported either way); get by key.
+//! server accepts them (reported either way); get by key. The cost of a phase is read from
+//! every node's namespace statistics (`counters`).
 //!
 //! URL: `aerospike://[user:password@]host[:3000]/namespace[?set=dbcompare_records]`.
 
@@ -20,6 +21,7 @@ use crate::store::url::percent_decode;
 use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported};
 use crate::workload::record::{Data, Record, TABLE};
 
+mod counters;
 mod driver;
 mod pool;
 mod ycsb;
@@ -394,6 +396,19 @@ impl Store for AerospikeStore {
     async fn close(mut self) -> Result<()> {
         self.closed = true;
         Ok(self.client.close().await?)
+    }
+
+    /// The storage work every node of the cluster counted for the namespace (see
+    /// [`counters`]), summed over the nodes.
+    async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
+        let command = format!("namespace/{}", self.target.namespace);
+        let mut total = BTreeMap::new();
+        for node in self.client.nodes() {
+            let answer = node.info(&self.admin, &[command.as_str()]).await?;
+            let stats = parse_info(answer.get(&command).map_or("", String::as_str));
+            counters::add(&mut total, counters::storage_counters(&stats));
+        }
+        Ok(total)
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {

@@ -3,7 +3,8 @@
 //! document; upsert with the durability level of the mode (`majorityAndPersistToActive`
 //! when durable, `none` when relaxed); KV get by key, or with `--couchbase-query` a SQL++
 //! query through an index on unique_id created by reset; size = the bucket's disk usage
-//! from the management REST API.
+//! from the management REST API; the cost of a phase from each node's Prometheus statistics
+//! (`counters`).
 //!
 //! URL: `couchbase://user:password@host[:11210]/bucket[/scope/collection][?management=URL]`
 //! (`couchbases://` for TLS). The management REST API is taken at `management` when the URL
@@ -33,6 +34,7 @@ use crate::store::url::percent_decode;
 use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported};
 use crate::workload::record::Record;
 
+mod counters;
 mod driver;
 mod pool;
 mod ycsb;
@@ -417,6 +419,10 @@ impl Store for CouchbaseStore {
             Ok(Err(e)) => Err(anyhow!("get: {e}")),
             Err(_) => Err(anyhow!("get: no answer within {OPERATION_TIMEOUT:?}")),
         }
+    }
+
+    async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
+        counters::read(&self.http, &self.target).await
     }
 
     async fn disk_usage(&mut self) -> Result<DiskUsage> {

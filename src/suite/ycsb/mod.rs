@@ -8,7 +8,8 @@
 //! fresh operation sequence from the seed over the records present (a workload that
 //! inserts leaves its records to the next). A workload that needs an operation the store
 //! does not have (a scan without ordered keys, or without the store's query service) is not
-//! run: its rows are reported as not applicable, with the store's reason.
+//! run: its rows are reported as not applicable, with the store's reason. Variants of one
+//! store take turns ([`super::turns`]): the load of each, then each run of each.
 //!
 //! Several load clients (`--client K/N`) share the run ([`shared`]): client 1 resets the
 //! store, each loads its share, they meet before the load and before every run, and each
@@ -221,6 +222,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         .copied()
         .unwrap_or(Concurrency::ONE);
     open_connections(clients, connections, level, &table).await?;
+    super::turns::next_run(|| "load".to_string()).await;
     shared::meet(shared, &mut connections[0], "the load").await?;
     let load: Vec<Op> = share
         .of(0..first.record_count as i64)
@@ -243,6 +245,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
             continue;
         }
         let what = format!("workload {}, concurrency {level}", w.name);
+        super::turns::next_run(|| format!("{what}: {}", rep.label)).await;
         executor::announce(&rep, Some(&what), observer);
         open_connections(clients, connections, level, &table).await?;
         let mut inserting = None;
