@@ -336,11 +336,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value = "0")]
     pub retries: u32,
 
-    /// Classic suite, one of several load clients on the same --url servers: do the K-th
-    /// of N shares of the work (every N-th record to insert and search, from the K-th, with
-    /// the same seed). Client 1 resets the store and measures its sizes; the clients meet
-    /// before every phase through the store itself. `dbcompare merge` makes one run of the
-    /// N run.json files.
+    /// Classic or YCSB suite, one of several load clients on the same --url servers: do the
+    /// K-th of N shares of the work (classic: every N-th record to insert and search, from
+    /// the K-th, with the same seed; YCSB: every N-th record of the load and a share of
+    /// every run's operations, drawn from the seed varied per client). Client 1 resets the
+    /// store and measures its sizes; the clients meet before every phase through the store
+    /// itself. `dbcompare merge` makes one run of the N run.json files.
     #[arg(long, value_name = "K/N", requires = "start_at")]
     pub client: Option<crate::workload::share::Share>,
 

@@ -26,7 +26,8 @@
 //! - [`suite`]: the suites (classic, driver, pool, YCSB), each saying what one operation of
 //!   a phase is, over the one phase executor ([`suite::executor`]: tasks, pacing, timing,
 //!   errors, progress, the phase's run); the client's event loops, open-loop pacing, the
-//!   stall watchdog and the turns the variants of one store take ([`suite::turns`]).
+//!   stall watchdog, the turns the variants of one store take ([`suite::turns`]) and the
+//!   meeting points of several load clients ([`suite::rendezvous`]).
 //! - [`measure`]: timers, latency histograms, time series, errors, CPU time, the counting
 //!   allocator and its call sites (`--alloc-sites`), and the machine's floor (loopback
 //!   round trip, durable write).

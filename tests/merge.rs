@@ -222,7 +222,7 @@ fn two_clients_on_one_server_merge_into_one_run() {
 }
 
 #[test]
-fn clients_need_a_shared_server_and_the_classic_suite() {
+fn clients_need_a_shared_server_and_a_shared_suite() {
     let run = |args: &[&str]| {
         let out = tempfile::tempdir().unwrap();
         let o = Command::new(bin())
@@ -248,14 +248,17 @@ fn clients_need_a_shared_server_and_the_classic_suite() {
         "--sqlite-path",
         "x.db",
         "--suite",
-        "ycsb",
+        "driver",
         "--client",
         "1/2",
         "--start-at",
         "0",
     ]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("the classic suite is shared"), "{err}");
+    assert!(
+        err.contains("the classic and YCSB suites are shared"),
+        "{err}"
+    );
     let (code, err) = run(&["--store", "sqlite", "--client", "3/2", "--start-at", "0"]);
     assert_eq!(code, Some(2));
     assert!(err.contains("K is 1 to 2"), "{err}");

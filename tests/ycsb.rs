@@ -105,6 +105,7 @@ async fn tampered(w: Workload, sql: impl FnOnce(&Workload) -> String) -> (String
         repetitions: dbcompare::workload::levels::Repetitions::ONCE,
         concurrency: common::levels(&[1]),
         rate: None,
+        rendezvous: None,
     };
     let mut observer = BehindTheBack {
         path: path.clone(),
@@ -193,6 +194,7 @@ async fn run_once<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 'stati
         repetitions: Repetitions::ONCE,
         concurrency: common::levels(&[level]),
         rate: None,
+        rendezvous: None,
     };
     let mut result = StoreResult::new("store");
     dbcompare::suite::ycsb::run(

@@ -13,9 +13,9 @@ use crate::error::UsageError;
 use crate::report::model::{ClientShare, PlanSummary};
 use crate::server::DataDirs;
 use crate::suite::classic::ClassicPlan;
-use crate::suite::classic::rendezvous::Rendezvous;
 use crate::suite::driver::DriverPlan;
 use crate::suite::pool::{PoolPlan, SEED_LEVEL};
+use crate::suite::rendezvous::Rendezvous;
 use crate::suite::ycsb::YcsbPlan;
 use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::ycsb::Workload;
@@ -178,7 +178,7 @@ impl RunPlan {
                 concurrency: levels.clone(),
                 rate: args.rate.map(|r| r.get() as f64),
                 retries: args.retries,
-                rendezvous,
+                rendezvous: rendezvous.clone(),
             },
             driver: DriverPlan {
                 scale: args.scale,
@@ -200,6 +200,7 @@ impl RunPlan {
                 repetitions,
                 concurrency: levels,
                 rate: args.rate.map(|r| r.get() as f64),
+                rendezvous,
             },
             out: args.out.clone(),
             quiet: args.quiet,
@@ -268,13 +269,15 @@ impl RunPlan {
             blog_reference: self.blog_reference,
             retries: self.classic.retries,
             alloc_sites: self.alloc_sites,
-            client: self.classic.rendezvous.as_ref().map(|r| ClientShare {
-                index: r.share().number(),
-                of: r.share().count(),
-                start_at: r
-                    .start_at()
-                    .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            }),
+            client: (self.classic.rendezvous.as_ref())
+                .or(self.ycsb.rendezvous.as_ref())
+                .map(|r| ClientShare {
+                    index: r.share().number(),
+                    of: r.share().count(),
+                    start_at: r
+                        .start_at()
+                        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+                }),
         }
     }
 }

@@ -126,16 +126,17 @@ pub fn target(id: &StoreId, urls: &BTreeMap<StoreId, StoreUrl>, locate: Locate<'
     }
 }
 
-/// With `--client`: the classic suite, and every store on a server all the clients reach.
+/// With `--client`: the classic or the YCSB suite, and every store on a server all the
+/// clients reach.
 pub(super) fn client_targets(
     suite: Suite,
     stores: &[PlannedStore],
     options: &StoreOptions,
 ) -> Result<(), UsageError> {
-    if suite != Suite::Classic {
+    if !matches!(suite, Suite::Classic | Suite::Ycsb) {
         return Err(UsageError::new(format!(
-            "--client: the classic suite is shared between load clients; the {} suite \
-             checks each answer against what this client alone wrote",
+            "--client: the classic and YCSB suites are shared between load clients; the {} \
+             suite has nothing to split (each client would measure its own copy)",
             suite
         )));
     }

@@ -1,7 +1,8 @@
 //! The suites, each driving one store through its sequence: classic (the blog's), driver
 //! (the Go SQL driver benchmark) and pool (the asyncmy suite); the client's event loops
-//! they run on, open-loop pacing, the stall watchdog, and the turns the variants of one
-//! store take run by run ([`turns`]). The runner (`run`) calls them.
+//! they run on, open-loop pacing, the stall watchdog, the turns the variants of one store
+//! take run by run ([`turns`]), and where several load clients meet ([`rendezvous`]). The
+//! runner (`run`) calls them.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ pub mod driver;
 pub mod executor;
 pub mod open_loop;
 pub mod pool;
+pub mod rendezvous;
 pub mod ticker;
 pub mod turns;
 pub mod watchdog;

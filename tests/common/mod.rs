@@ -435,6 +435,7 @@ pub async fn ycsb_small<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 
         repetitions: Repetitions::ONCE,
         concurrency: levels(&[1, 4]),
         rate: None,
+        rendezvous: None,
     };
     let mut result = StoreResult::new(name);
     dbcompare::suite::ycsb::run(&clients(connect), &plan, &mut result, &mut Silent)

@@ -265,9 +265,19 @@ fn merge_store(lead: &StoreResult, theirs: &[Option<&StoreResult>]) -> Result<St
         })
         .unwrap_or(StoreStatus::Ok);
     merged.error = (!failures.is_empty()).then(|| failures.join("; "));
-    merged.phases = lead
-        .phases
-        .iter()
+    // Every phase any client ran, in the lead's order, then the others' (a YCSB client
+    // whose share of a run drew no insert has no INSERT phase of it).
+    let mut phases: Vec<&PhaseResult> = Vec::new();
+    for p in theirs.iter().flat_map(|s| &s.phases) {
+        let same = |q: &&PhaseResult| {
+            q.kind == p.kind && q.size.name == p.size.name && q.concurrency == p.concurrency
+        };
+        if !phases.iter().any(same) {
+            phases.push(p);
+        }
+    }
+    merged.phases = phases
+        .into_iter()
         .map(|p| {
             let same: Vec<&PhaseResult> = theirs
                 .iter()

@@ -8,7 +8,8 @@ use anyhow::{Result, anyhow, bail};
 use hdrhistogram::Histogram;
 
 use crate::report::model::{
-    self, OpenLoop, PhaseResult, RunFigures, Series, SeriesPoint, empty_histogram, latency,
+    self, OpenLoop, PhaseKind, PhaseResult, RunFigures, Series, SeriesPoint, empty_histogram,
+    latency,
 };
 
 /// One phase from the clients that reached it (`clients` of them ran).
@@ -27,6 +28,10 @@ pub(super) fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<Phase
         })?;
     let sum = |f: fn(&PhaseResult) -> u64| same.iter().map(|q| f(q)).sum::<u64>();
     p.ops = sum(|q| q.ops);
+    if p.kind == PhaseKind::Ycsb {
+        // A YCSB phase's size is its first run's operations: each client's share of them.
+        p.size.records = sum(|q| q.size.records);
+    }
     p.errors = sum(|q| q.errors);
     p.retries = sum(|q| q.retries);
     p.incomplete = same.len() < clients || same.iter().any(|q| q.incomplete);

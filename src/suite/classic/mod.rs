@@ -18,10 +18,9 @@ use crate::workload::record::{Records, SearchOrder, Size};
 use crate::workload::share::Share;
 
 mod phases;
-pub mod rendezvous;
 
+use super::rendezvous::{self, Rendezvous};
 use phases::{Insert, Retry, Search};
-use rendezvous::Rendezvous;
 
 /// What the classic suite runs.
 #[derive(Debug, Clone, PartialEq)]

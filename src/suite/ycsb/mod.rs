@@ -10,6 +10,10 @@
 //! does not have (a scan without ordered keys, or without the store's query service) is not
 //! run: its rows are reported as not applicable, with the store's reason. Variants of one
 //! store take turns ([`super::turns`]): the load of each, then each run of each.
+//!
+//! Several load clients (`--client K/N`) share the run ([`shared`]): client 1 resets the
+//! store, each loads its share, they meet before the load and before every run, and each
+//! makes its share of every run's operations, drawn from the seed varied per client.
 
 use std::sync::Arc;
 
@@ -19,16 +23,20 @@ use hdrhistogram::Histogram;
 use super::Observer;
 use super::clients::{Clients, Connect};
 use super::executor::{self, Phase};
+use super::rendezvous::{self, Rendezvous};
 use crate::measure::{self, PhaseRun, Series};
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{Store, YcsbStore, YcsbTable};
 use crate::workload::levels::{Concurrency, Repetition, Repetitions};
 use crate::workload::record::Size;
+use crate::workload::share::Share;
 use crate::workload::ycsb::{Op, OpKind, Workload};
 
 mod ops;
+mod shared;
 pub mod truth;
 
+use shared::{Shared, Versions};
 use truth::Truth;
 
 /// What the YCSB suite runs.
@@ -42,6 +50,9 @@ pub struct YcsbPlan {
     pub concurrency: Vec<Concurrency>,
     /// Open loop: operations per second on a fixed schedule.
     pub rate: Option<f64>,
+    /// With several load clients (`--client K/N`): this client's share and where the
+    /// clients meet; `None`: the whole run, alone.
+    pub rendezvous: Option<Rendezvous>,
 }
 
 impl YcsbPlan {
@@ -58,15 +69,47 @@ impl YcsbPlan {
         runs
     }
 
-    /// Records the runs can hold at most: the load's and every insert they may make.
+    /// This client's share of the run (the whole of it when alone).
+    pub fn share(&self) -> Share {
+        self.rendezvous
+            .as_ref()
+            .map_or(Share::WHOLE, Rendezvous::share)
+    }
+
+    /// Records the runs can hold at most: the load's and every insert they may make (each
+    /// of `n` clients up to its largest share of a run's operations).
     fn capacity(&self) -> u64 {
         let load = self.workloads.first().map_or(0, |w| w.record_count);
         load + self
             .runs()
             .iter()
             .filter(|(w, _, _)| w.proportions.insert > 0.0)
-            .map(|(w, _, _)| w.operation_count)
+            .map(|(w, _, _)| self.largest_share(w) * u64::from(self.share().count()))
             .sum::<u64>()
+    }
+
+    /// The most operations one client makes in a run of `w`.
+    fn largest_share(&self, w: &Workload) -> u64 {
+        let n = self.share().count();
+        Share::new(1, n).map_or(w.operation_count, |s| s.len_of(w.operation_count))
+    }
+
+    /// The versions of a field this client writes: each of its operations updates a field
+    /// once at most.
+    fn versions(&self) -> Versions {
+        let updates = self
+            .runs()
+            .iter()
+            .map(|(w, _, _)| self.largest_share(w))
+            .sum();
+        Versions::new(self.share(), updates)
+    }
+
+    /// This client's seed of a run: the plan's, varied for each client but the first.
+    fn seed_of(&self, rep: &Repetition) -> u64 {
+        let seed = self.seed ^ u64::from(rep.index).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let index = u64::from(self.share().number() - 1);
+        seed ^ index.wrapping_mul(0xd1b5_4a32_d192_ed03)
     }
 }
 
@@ -77,8 +120,33 @@ pub async fn run<C: Connect<Store: YcsbStore> + Send + 'static>(
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
+    let table = plan.workloads.first().map(|w| YcsbTable {
+        name: w.table.clone(),
+        fields: w.field_names(),
+    });
+    let mut shared = (plan.rendezvous.clone())
+        .zip(table)
+        .map(|(r, table)| Shared::new(r, table));
+    if let Some(s) = &shared {
+        let r = s.rendezvous();
+        let (share, at) = (r.share(), r.start_at().to_rfc3339());
+        observer.status(&format!("client {share}: waiting until {at} (--start-at)"));
+        rendezvous::sleep_until(r.start_at()).await;
+    }
     let mut connections = vec![clients.open(0).await?];
-    let outcome = run_workloads(clients, &mut connections, plan, result, observer).await;
+    let outcome = run_workloads(
+        clients,
+        &mut connections,
+        plan,
+        &mut shared,
+        result,
+        observer,
+    )
+    .await;
+    if let (Err(_), Some(s), Some(store)) = (&outcome, &mut shared, connections.first_mut()) {
+        // The others stop waiting for this client at once.
+        s.give_up(store).await;
+    }
     clients.close(connections).await;
     outcome
 }
@@ -87,22 +155,34 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     plan: &YcsbPlan,
+    shared: &mut Option<Shared>,
     result: &mut StoreResult,
     observer: &mut dyn Observer,
 ) -> Result<()> {
     let first = plan.workloads.first().context("no workload to run")?;
+    let share = plan.share();
     let table = YcsbTable {
         name: first.table.clone(),
         fields: first.field_names(),
     };
     let main = &mut connections[0];
-    // The store's own schema first: the description reads it.
-    main.reset().await?;
+    // The store's own schema first: the description reads it. One client makes both; the
+    // others meet it once it has.
+    if share.is_first() {
+        main.reset().await?;
+    } else {
+        shared::meet(shared, main, "the reset").await?;
+    }
     result.info = Some(super::per_test_paths(main.describe().await?));
     observer.store_described(result);
-    main.ycsb_reset(&table)
-        .await
-        .with_context(|| format!("creating the YCSB table {}", table.name))?;
+    if share.is_first() {
+        main.ycsb_reset(&table)
+            .await
+            .with_context(|| format!("creating the YCSB table {}", table.name))?;
+        shared::meet(shared, main, "the reset").await?;
+    } else {
+        main.ycsb_use(&table).await?;
+    }
     let operations: Vec<(OpKind, Option<&'static str>)> = OpKind::ALL
         .into_iter()
         .map(|k| (k, main.ycsb_operation(k)))
@@ -128,6 +208,11 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
     }
     let scans = plan.workloads.iter().any(|w| w.proportions.scan > 0.0);
     let truth = Arc::new(Truth::new(plan.capacity(), table.fields.len(), scans));
+    let versions = plan.versions();
+    let run = Execution {
+        truth: &truth,
+        versions,
+    };
     let mut measured: Vec<PhaseRun> = Vec::new();
 
     // The load: every record once, on the first level's connections.
@@ -137,13 +222,15 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         .copied()
         .unwrap_or(Concurrency::ONE);
     open_connections(clients, connections, level, &table).await?;
-    let load: Vec<Op> = (0..first.record_count as i64)
+    super::turns::next_run(|| "load".to_string()).await;
+    shared::meet(shared, &mut connections[0], "the load").await?;
+    let load: Vec<Op> = share
+        .of(0..first.record_count as i64)
         .map(|key| Op::Insert { key })
         .collect();
     let how = ("load", level, None);
     let load = ops::Source::Given(Arc::new(load));
-    super::turns::next_run(|| "load".to_string()).await;
-    let ran = execute(clients, connections, first, &truth, load, how, observer).await?;
+    let ran = execute(clients, connections, first, run, load, how, observer).await?;
     measured.extend(ran.runs);
     result.phases = phases(&measured, &operations);
     observer.phases_recorded(result);
@@ -152,6 +239,7 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
     }
 
     let mut present = first.record_count as i64;
+    let mut loaded = false;
     for (w, level, rep) in plan.runs() {
         if !runnable.contains(&w.name) {
             continue;
@@ -160,11 +248,29 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
         super::turns::next_run(|| format!("{what}: {}", rep.label)).await;
         executor::announce(&rep, Some(&what), observer);
         open_connections(clients, connections, level, &table).await?;
-        let seed = plan.seed ^ u64::from(rep.index).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let source = ops::Source::drawn(w.draw(present, seed), w.operation_count);
+        let mut inserting = None;
+        if let Some(s) = shared.as_mut() {
+            let point = format!("{what}, {}", rep.label);
+            present = s
+                .before_run(&mut connections[0], &truth, &point, present)
+                .await?;
+            if !std::mem::replace(&mut loaded, true) {
+                s.loaded(&truth, first)?;
+            }
+            inserting = Some(s.run_starts(&truth, w, present)?);
+        }
+        let mut draw = w.draw(present, plan.seed_of(&rep));
+        if let Some((from, stride)) = inserting {
+            draw = draw.inserting(from, stride);
+        }
+        let count = share.len_of(w.operation_count);
+        let source = ops::Source::drawn(draw, count);
         let how = (w.name.as_str(), level, plan.rate);
-        let ran = execute(clients, connections, w, &truth, source, how, observer).await?;
-        present = ran.issued.unwrap_or(present);
+        let ran = execute(clients, connections, w, run, source, how, observer).await?;
+        match shared.as_mut() {
+            Some(s) => s.run_ended(w, present, ran.inserts)?,
+            None => present = ran.issued.unwrap_or(present),
+        }
         if rep.counted() || ran.failure.is_some() {
             measured.extend(ran.runs);
         }
@@ -174,7 +280,11 @@ async fn run_workloads<C: Connect<Store: YcsbStore> + Send + 'static>(
             return Err(e);
         }
     }
-    Ok(())
+    // Nobody goes on to the next store's reset while another client still runs this one.
+    match shared.as_mut() {
+        Some(s) => s.finish(&mut connections[0]).await,
+        None => Ok(()),
+    }
 }
 
 /// Why the store cannot run `w`: the operations it needs that the store lacks, each with
@@ -245,6 +355,15 @@ struct Ran {
     runs: Vec<PhaseRun>,
     failure: Option<anyhow::Error>,
     issued: Option<i64>,
+    /// The inserts this client made.
+    inserts: u64,
+}
+
+/// What every phase of a run checks its answers against, and the versions it writes.
+#[derive(Clone, Copy)]
+struct Execution<'a> {
+    truth: &'a Arc<Truth>,
+    versions: Versions,
 }
 
 /// Runs the operations of `source` over `concurrency` tasks (each on its own connection and
@@ -254,7 +373,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     clients: &Clients<C>,
     connections: &mut Vec<C::Store>,
     workload: &Workload,
-    truth: &Arc<Truth>,
+    Execution { truth, versions }: Execution<'_>,
     source: ops::Source,
     (name, concurrency, rate): (&str, Concurrency, Option<f64>),
     observer: &mut dyn Observer,
@@ -281,6 +400,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         workload: Arc::new(workload.clone()),
         truth: Arc::clone(truth),
         source,
+        versions,
         store: std::marker::PhantomData,
     });
     let ran = executor::execute(clients, connections, &phase, Arc::clone(&op), observer).await?;
@@ -358,5 +478,6 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         runs,
         failure,
         issued: op.source.issued(),
+        inserts: op.source.inserts(),
     })
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use hdrhistogram::Histogram;
 
+use super::shared::Versions;
 use super::truth::{Insert, Truth};
 use crate::measure;
 use crate::store::{YcsbFields, YcsbStore};
@@ -31,6 +32,8 @@ pub(super) struct Operations<C> {
     pub workload: Arc<Workload>,
     pub truth: Arc<Truth>,
     pub source: Source,
+    /// The versions of a field this client writes and accepts.
+    pub versions: Versions,
     pub store: std::marker::PhantomData<fn() -> C>,
 }
 
@@ -60,6 +63,14 @@ impl Source {
             Source::Drawn { draw, .. } => {
                 Some(draw.lock().expect("no panics under the lock").issued())
             }
+        }
+    }
+
+    /// The inserts drawn in the phase.
+    pub fn inserts(&self) -> u64 {
+        match self {
+            Source::Given(ops) => ops.len() as u64,
+            Source::Drawn { draw, .. } => draw.lock().expect("no panics under the lock").inserts(),
         }
     }
 }
@@ -118,9 +129,10 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
             (Some(op), _) => op,
             (None, Source::Drawn { draw, .. }) => {
                 let acknowledged = self.truth.acknowledged();
+                let truth = &self.truth;
                 draw.lock()
                     .expect("no panics under the lock")
-                    .next(acknowledged - 1)
+                    .next_among(acknowledged - 1, &|record| truth.choosable(record))
             }
             (None, Source::Given(_)) => unreachable!("given operations come with their item"),
         };
@@ -141,6 +153,7 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
             store,
             workload: &self.workload,
             truth: &self.truth,
+            versions: self.versions,
         };
         let started = Instant::now();
         let mut timed = Timed::default();
@@ -178,6 +191,7 @@ struct Call<'a, S> {
     store: &'a mut S,
     workload: &'a Workload,
     truth: &'a Truth,
+    versions: Versions,
 }
 
 impl<S: YcsbStore> Call<'_, S> {
@@ -261,7 +275,11 @@ impl<S: YcsbStore> Call<'_, S> {
                 .truth
                 .write_started(record, f)
                 .map_err(|e| problem("run error", format!("{e:#}")))?;
-            values.push((f, ycsb::value(&key, f, write.version, w.field_length)));
+            let version = self
+                .versions
+                .written(write.version)
+                .map_err(|e| problem("run error", e))?;
+            values.push((f, ycsb::value(&key, f, version, w.field_length)));
             writes.push((f, write));
         }
         let t = Instant::now();
@@ -320,7 +338,8 @@ impl<S: YcsbStore> Call<'_, S> {
                 )));
             }
             previous = Some(key);
-            let Some(record) = self.truth.record_of(key) else {
+            let never = |record| matches!(self.truth.insert_state(record), Ok(Insert::Never));
+            let Some(record) = self.truth.record_of(key).filter(|&r| !never(r)) else {
                 return Err(wrong(format!("{key} was never inserted")));
             };
             // Records inserted during the scan: any version since the load.
@@ -401,7 +420,10 @@ impl<S: YcsbStore> Call<'_, S> {
                 .truth
                 .highest(record, f)
                 .map_err(|e| problem("run error", format!("{e:#}")))?;
-            if ycsb::version_in(found, key, f, w.field_length, (lowest, highest)).is_none() {
+            if !self
+                .versions
+                .fits(found, key, f, w.field_length, (lowest, highest))
+            {
                 let shown: String = found.chars().take(24).collect();
                 return Err(wrong(format!(
                     "field {f} is {shown:?}{} ({} characters), not one of its versions \
@@ -429,7 +451,7 @@ fn record_of(truth: &Truth, op: Op) -> Result<Record, Problem> {
     match state {
         Insert::Done => Ok(Record::Ready),
         Insert::Failed => Ok(Record::Skip),
-        Insert::NotStarted | Insert::Running => Err(problem(
+        Insert::NotStarted | Insert::Running | Insert::Others | Insert::Never => Err(problem(
             "unacknowledged record",
             format!("record {record} was chosen before its insert was acknowledged"),
         )),

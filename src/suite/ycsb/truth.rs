@@ -9,6 +9,10 @@
 //! that field started or ended meanwhile), so the store surely holds it. A read is right
 //! when it returns a version between the field's settled version when the read started and
 //! the last version handed out when it ended.
+//!
+//! With several load clients, each keeps its own truth: the records the others inserted
+//! are marked present once they have told how many (at a meeting point), and those they
+//! may be inserting meanwhile as [`Insert::Others`], never chosen and never required.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -26,6 +30,8 @@ const ABSENT: u64 = 0;
 const INSERTING: u64 = 1;
 const PRESENT: u64 = 2;
 const FAILED: u64 = 3;
+const OTHERS: u64 = 4;
+const NEVER: u64 = 5;
 
 /// Where a record's insert is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +42,10 @@ pub enum Insert {
     Done,
     /// The store refused it (an error was counted).
     Failed,
+    /// Another load client's to insert during this run: it may or may not be there.
+    Others,
+    /// No client inserted it: it is never there.
+    Never,
 }
 
 /// A field's state in one word: the last version handed out (24 bits), the updates in
@@ -131,17 +141,26 @@ impl Truth {
     pub fn insert_ended(&self, record: i64, acknowledged: bool) -> Result<()> {
         let state = if acknowledged { PRESENT } else { FAILED };
         self.word(record, 0)?.store(state, Ordering::SeqCst);
-        // The counter moves past every record whose insert has ended, as far as they run
-        // without a gap. Whoever ends the record it stops at moves it on: the state is
-        // stored before the counter is read, the counter moved before a state is read.
+        self.advance();
+        Ok(())
+    }
+
+    /// Moves the acknowledged counter past every record whose insert has ended (or that is
+    /// another client's), as far as they run without a gap. Whoever ends the record it
+    /// stops at moves it on: the state is stored before the counter is read, the counter
+    /// moved before a state is read.
+    fn advance(&self) {
         let mut at = self.acknowledged.load(Ordering::SeqCst);
         loop {
             let ended = match self.word(at, 0) {
-                Ok(word) => matches!(word.load(Ordering::SeqCst), PRESENT | FAILED),
+                Ok(word) => matches!(
+                    word.load(Ordering::SeqCst),
+                    PRESENT | FAILED | OTHERS | NEVER
+                ),
                 Err(_) => false,
             };
             if !ended {
-                return Ok(());
+                return;
             }
             at = match self.acknowledged.compare_exchange(
                 at,
@@ -167,8 +186,52 @@ impl Truth {
             ABSENT => Insert::NotStarted,
             INSERTING => Insert::Running,
             PRESENT => Insert::Done,
-            _ => Insert::Failed,
+            FAILED => Insert::Failed,
+            OTHERS => Insert::Others,
+            _ => Insert::Never,
         })
+    }
+
+    /// Whether a run may choose `record` to read, update or scan from: not one another
+    /// client may be inserting, nor one never inserted.
+    pub fn choosable(&self, record: i64) -> bool {
+        !matches!(
+            self.insert_state(record),
+            Ok(Insert::Others | Insert::Never)
+        )
+    }
+
+    /// `record` (key `key`) is another load client's to insert: it may be there from now
+    /// on. A record this client has already started is left as it is.
+    pub fn others(&self, record: i64, key: &str) -> Result<()> {
+        let word = self.word(record, 0)?;
+        if word
+            .compare_exchange(ABSENT, OTHERS, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+            && let Some(keys) = &self.keys
+        {
+            keys.lock()
+                .expect("no panics under the lock")
+                .insert(key.to_string(), record);
+        }
+        self.advance();
+        Ok(())
+    }
+
+    /// Another client told whether it inserted `record` (one of [`Truth::others`]'s): it is
+    /// present, or never will be. A record of this client's own that it did not insert
+    /// never will be either.
+    pub fn told(&self, record: i64, inserted: bool) -> Result<()> {
+        let word = self.word(record, 0)?;
+        let state = word.load(Ordering::Acquire);
+        match (state, inserted) {
+            (OTHERS, true) => word.store(PRESENT, Ordering::SeqCst),
+            (OTHERS | ABSENT, false) => word.store(NEVER, Ordering::SeqCst),
+            (ABSENT, true) => bail!("record {record} was inserted by another client unseen"),
+            _ => {}
+        }
+        self.advance();
+        Ok(())
     }
 
     /// Whether `record` was surely present (its insert acknowledged).
@@ -403,6 +466,41 @@ mod tests {
             thread.join().unwrap();
         }
         assert_eq!(t.acknowledged(), 4_000);
+    }
+
+    /// Client 2 of 2 inserting 10, 12, ...: the counter passes client 1's numbers, which
+    /// are never chosen until client 1 tells it inserted them; those it did not, never.
+    #[test]
+    fn another_clients_records_are_passed_then_told() {
+        let t = Truth::new(100, 1, true);
+        for record in 0..10 {
+            t.insert_started(record, &format!("user{record}")).unwrap();
+            t.insert_ended(record, true).unwrap();
+        }
+        for record in [10, 12, 14] {
+            t.others(record, &format!("user{record}")).unwrap();
+        }
+        assert_eq!(t.acknowledged(), 11, "up to its own first");
+        t.insert_started(11, "user11").unwrap();
+        t.insert_ended(11, true).unwrap();
+        assert_eq!(t.acknowledged(), 13);
+        assert!(!t.choosable(10) && !t.choosable(12) && t.choosable(11));
+        assert_eq!(t.record_of("user12"), Some(12), "a scan may return it");
+        let present = t.present_from("user", 100).unwrap();
+        assert!(
+            present.iter().all(|(_, r)| ![10, 12, 14].contains(r)),
+            "never required"
+        );
+        assert_eq!(present.len(), 11);
+        // Client 1 inserted one; client 2 none more.
+        t.told(10, true).unwrap();
+        t.told(12, false).unwrap();
+        t.told(13, false).unwrap();
+        assert_eq!(t.insert_state(10).unwrap(), Insert::Done);
+        assert_eq!(t.insert_state(12).unwrap(), Insert::Never);
+        assert!(!t.choosable(13));
+        assert_eq!(t.acknowledged(), 15);
+        assert!(t.told(20, true).is_err(), "never marked as another's");
     }
 
     #[test]

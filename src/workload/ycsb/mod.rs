@@ -12,7 +12,7 @@ mod workload;
 
 pub use operations::{Draw, Op, OpKind};
 pub use properties::CORE;
-pub use values::{is_value, value, version_in, write_value};
+pub use values::{VERSION_CHARS, is_value, value, version_in, write_value};
 pub use workload::{Distribution, Proportions, ScanLength, Workload};
 
 #[cfg(test)]

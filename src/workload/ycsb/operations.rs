@@ -74,6 +74,8 @@ impl Workload {
             read_all_fields: self.read_all_fields,
             write_all_fields: self.write_all_fields,
             next_insert: present,
+            insert_stride: 1,
+            inserts: 0,
         }
     }
 }
@@ -91,13 +93,32 @@ pub struct Draw {
     read_all_fields: bool,
     write_all_fields: bool,
     next_insert: i64,
+    /// Between two record numbers this draw inserts (1, or the load clients sharing a run).
+    insert_stride: i64,
+    /// Inserts drawn so far.
+    inserts: u64,
 }
 
 impl Draw {
+    /// The same draw inserting records `first`, `first + stride`, ... (one load client's
+    /// share of the record numbers, with others taking those between).
+    pub fn inserting(mut self, first: i64, stride: i64) -> Self {
+        self.next_insert = first;
+        self.insert_stride = stride.max(1);
+        self
+    }
+
     /// The next operation; `acknowledged`: the highest record number up to which every
     /// insert is acknowledged (a read, update or scan chooses among those records alone,
     /// and so never waits for an insert).
     pub fn next(&mut self, acknowledged: i64) -> Op {
+        self.next_among(acknowledged, &|_| true)
+    }
+
+    /// [`Draw::next`], drawing a record again when `usable` says it is not one to operate
+    /// on (another load client's, which may not be inserted yet), as YCSB draws again a
+    /// record beyond the last acknowledged one.
+    pub fn next_among(&mut self, acknowledged: i64, usable: &dyn Fn(i64) -> bool) -> Op {
         let rng = &mut self.rng;
         // YCSB's DiscreteGenerator: the first kind whose share covers the draw.
         let mut draw = generators::next_f64(rng);
@@ -118,27 +139,28 @@ impl Draw {
         let one_field = |rng: &mut ChaCha8Rng, all: bool| (!all).then(|| fields.next(rng) as u16);
         match kind {
             OpKind::Read => {
-                let key = self.chooser.key(rng, last);
+                let key = self.chooser.key(rng, last, usable);
                 Op::Read {
                     key,
                     field: one_field(rng, self.read_all_fields),
                 }
             }
             OpKind::Update => {
-                let key = self.chooser.key(rng, last);
+                let key = self.chooser.key(rng, last, usable);
                 Op::Update {
                     key,
                     field: one_field(rng, self.write_all_fields),
                 }
             }
             OpKind::Insert => {
-                self.next_insert += 1;
+                self.next_insert += self.insert_stride;
+                self.inserts += 1;
                 Op::Insert {
-                    key: self.next_insert - 1,
+                    key: self.next_insert - self.insert_stride,
                 }
             }
             OpKind::Scan => {
-                let start = self.chooser.key(rng, last);
+                let start = self.chooser.key(rng, last, usable);
                 let len = self.scan_length.next(rng) as u32;
                 Op::Scan {
                     start,
@@ -147,7 +169,7 @@ impl Draw {
                 }
             }
             OpKind::ReadModifyWrite => {
-                let key = self.chooser.key(rng, last);
+                let key = self.chooser.key(rng, last, usable);
                 let read_field = one_field(rng, self.read_all_fields);
                 Op::ReadModifyWrite {
                     key,
@@ -163,6 +185,11 @@ impl Draw {
     pub fn issued(&self) -> i64 {
         self.next_insert
     }
+
+    /// The inserts drawn so far.
+    pub fn inserts(&self) -> u64 {
+        self.inserts
+    }
 }
 
 /// The record chooser of a run, with YCSB's rule that a record not inserted yet is drawn
@@ -176,8 +203,8 @@ enum Chooser {
 }
 
 impl Chooser {
-    /// A record number at most `last`.
-    fn key(&mut self, rng: &mut ChaCha8Rng, last: i64) -> i64 {
+    /// A record number at most `last` that is `usable`.
+    fn key(&mut self, rng: &mut ChaCha8Rng, last: i64, usable: &dyn Fn(i64) -> bool) -> i64 {
         loop {
             let key = match self {
                 Chooser::Uniform(g) => g.next(rng),
@@ -188,7 +215,7 @@ impl Chooser {
             };
             // YCSB truncates to an int, then refuses numbers beyond the last insert.
             let key = i64::from(key as i32);
-            if key <= last {
+            if key <= last && usable(key) {
                 return key;
             }
         }

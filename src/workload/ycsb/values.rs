@@ -5,7 +5,7 @@ const VALUE_ALPHABET: &[u8; 64] =
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /// Characters at the start of a value that spell its version (six bits each: 24 bits).
-const VERSION_CHARS: usize = 4;
+pub const VERSION_CHARS: usize = 4;
 
 /// The value of `field` of record `key` at `version` (0: as loaded; each update writes the
 /// next): `len` characters of `[A-Za-z0-9_-]`, the version spelled in the first four (when

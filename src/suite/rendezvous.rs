@@ -1,12 +1,12 @@
-//! Several load clients (`--client K/N`) meeting between the phases of the classic suite,
-//! with the store under test as the meeting place: no coordinator. At each point of the
-//! suite every client writes a marker record (a record of the benchmark's own table, with a
-//! negative id and its arrival time as `created_at`) and reads the others' until it has
-//! all N; the next phase then begins at the last arrival plus a grace period, on every
-//! client's clock. Share 1 writes its marker first (it may have just reset the store, which
-//! deletes every marker before it); the others write theirs once they have seen it.
+//! Several load clients (`--client K/N`) meeting between the phases of a suite (the classic
+//! and the YCSB suites), with the store under test as the meeting place ([`Place`]): no
+//! coordinator. At each point of the suite every client writes a marker (its arrival time,
+//! and a number it tells the others) and reads the others' until it has all N; the next
+//! phase then begins at the last arrival plus a grace period, on every client's clock.
+//! Share 1 writes its marker first (it may have just reset the store, which deletes every
+//! marker before it); the others write theirs once they have seen it.
 //!
-//! Outside every measured window. The markers stay in the table: N records of about 100
+//! Outside every measured window. The markers stay in the store: N records of about 100
 //! bytes per point, in the sizes share 1 measures.
 
 use std::time::Duration;
@@ -16,6 +16,57 @@ use chrono::{DateTime, TimeZone, Utc};
 
 use crate::store::Store;
 use crate::workload::record::{Data, Record};
+
+/// One client's marker at one meeting point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    /// Below 0, unique per point and client: the classic table's id.
+    pub id: i64,
+    /// Unique per coordinated run, point and client: what it is found by.
+    pub name: String,
+    /// When the client arrived, to the millisecond.
+    pub at: DateTime<Utc>,
+    /// The number the client tells the others.
+    pub told: u64,
+}
+
+/// Where the clients leave their markers: a store's own records.
+pub trait Place: Send {
+    /// Writes `marker`.
+    fn write(&mut self, marker: &Marker) -> impl Future<Output = Result<()>> + Send;
+
+    /// The marker named `name`: when its client arrived and what it told; `None` when it
+    /// is not there (yet).
+    fn read(
+        &mut self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<(DateTime<Utc>, u64)>>> + Send;
+}
+
+/// The classic suite's place: a record of the benchmark's own table, with the marker's
+/// negative id, its arrival time as `created_at` and what it tells as `created_by`.
+impl<S: Store> Place for S {
+    async fn write(&mut self, marker: &Marker) -> Result<()> {
+        let record = Record {
+            id: marker.id,
+            unique_id: marker.name.clone(),
+            created_by: i64::try_from(marker.told).unwrap_or(i64::MAX),
+            updated_by: 0,
+            deleted_by: 0,
+            created_at: marker.at,
+            data: Data {
+                name: "rendezvous".to_string(),
+                age: 0,
+            },
+        };
+        self.insert(&record).await
+    }
+
+    async fn read(&mut self, name: &str) -> Result<Option<(DateTime<Utc>, u64)>> {
+        let found = self.find(name).await?;
+        Ok(found.map(|r| (r.created_at, u64::try_from(r.created_by).unwrap_or(0))))
+    }
+}
 use crate::workload::share::{MAX_SHARES, Share};
 
 /// From the last client's arrival to the next phase's start, for the others to see it.
@@ -59,62 +110,75 @@ impl Rendezvous {
         self.start_at
     }
 
-    /// Share `k`'s marker at point `point`.
-    fn marker(&self, point: u32, k: u32, at: DateTime<Utc>) -> Record {
-        Record {
+    /// Share `k`'s marker at point `point`, telling `told`.
+    fn marker(&self, point: u32, k: u32, at: DateTime<Utc>, told: u64) -> Marker {
+        Marker {
             id: -(i64::from(point) * i64::from(MAX_SHARES + 1) + i64::from(k)),
-            unique_id: format!("dbcompare-rendezvous-{}-{point}-{k}", self.token),
-            created_by: 0,
-            updated_by: 0,
-            deleted_by: 0,
-            created_at: at,
-            data: Data {
-                name: "rendezvous".to_string(),
-                age: 0,
-            },
+            name: format!("dbcompare-rendezvous-{}-{point}-{k}", self.token),
+            at,
+            told,
         }
     }
 
     /// Meets the other clients at the next point (`what` names it in messages): writes this
     /// client's marker, waits until every client's is there, then until the common start.
-    pub async fn meet<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
-        self.meet_with(store, what, Wait::All).await
+    pub async fn meet<P: Place>(&mut self, store: &mut P, what: &str) -> Result<()> {
+        self.meet_with(store, what, Wait::All, 0).await.map(|_| ())
+    }
+
+    /// [`Rendezvous::meet`], telling the others `told` (how many records this client
+    /// inserted, say): every client's number, client 1's first.
+    pub async fn meet_telling<P: Place>(
+        &mut self,
+        store: &mut P,
+        what: &str,
+        told: u64,
+    ) -> Result<Vec<u64>> {
+        self.meet_with(store, what, Wait::All, told).await
     }
 
     /// The last point of a run of the suite, before client 1 resets the store for the next
     /// one: client 1 waits for every client (none may still be searching), the others only
     /// until they have written theirs (they saw client 1's first), since the reset deletes
     /// the markers they would wait for.
-    pub async fn finish<S: Store>(&mut self, store: &mut S, what: &str) -> Result<()> {
+    pub async fn finish<P: Place>(&mut self, store: &mut P, what: &str) -> Result<()> {
         let wait = if self.share.is_first() {
             Wait::All
         } else {
             Wait::Written
         };
-        self.meet_with(store, what, wait).await
+        self.meet_with(store, what, wait, 0).await.map(|_| ())
     }
 
     /// Marks this client as gone from this store (it failed there), so that the others stop
     /// waiting for it at once; best effort.
-    pub async fn give_up<S: Store>(&self, store: &mut S) {
+    pub async fn give_up<P: Place>(&self, store: &mut P) {
         let marker = self.gave_up(self.share.number(), Utc::now());
-        let _ = store.insert(&marker).await;
+        let _ = store.write(&marker).await;
     }
 
     /// Client `k`'s marker that it gave up on the store.
-    fn gave_up(&self, k: u32, at: DateTime<Utc>) -> Record {
-        let mut marker = self.marker(0, k, at);
-        marker.unique_id = format!("dbcompare-rendezvous-{}-gave-up-{k}", self.token);
+    fn gave_up(&self, k: u32, at: DateTime<Utc>) -> Marker {
+        let mut marker = self.marker(0, k, at, 0);
+        marker.name = format!("dbcompare-rendezvous-{}-gave-up-{k}", self.token);
         marker
     }
 
-    async fn meet_with<S: Store>(&mut self, store: &mut S, what: &str, wait: Wait) -> Result<()> {
+    /// Meets the others at the next point, telling them `told`: what each client told (0
+    /// for those not waited for).
+    async fn meet_with<P: Place>(
+        &mut self,
+        store: &mut P,
+        what: &str,
+        wait: Wait,
+        told: u64,
+    ) -> Result<Vec<u64>> {
         self.met += 1;
         let point = self.met;
         let started = tokio::time::Instant::now();
         let n = self.share.count();
         let me = self.share.number();
-        let mut arrivals: Vec<Option<DateTime<Utc>>> = vec![None; n as usize];
+        let mut arrivals: Vec<Option<(DateTime<Utc>, u64)>> = vec![None; n as usize];
         let mut last_error: Option<String> = None;
         let mut written = false;
         loop {
@@ -126,7 +190,7 @@ impl Rendezvous {
             if !written && (me == 1 || arrivals[0].is_some()) {
                 let now = millis(Utc::now());
                 store
-                    .insert(&self.marker(point, me, now))
+                    .write(&self.marker(point, me, now, told))
                     .await
                     .map_err(|e| {
                         e.context(format!(
@@ -134,16 +198,16 @@ impl Rendezvous {
                             self.share
                         ))
                     })?;
-                arrivals[me as usize - 1] = Some(now);
+                arrivals[me as usize - 1] = Some((now, told));
                 written = true;
             }
             for k in 1..=n {
                 if arrivals[k as usize - 1].is_some() {
                     continue;
                 }
-                let id = self.marker(point, k, Utc::now()).unique_id;
-                match store.find(&id).await {
-                    Ok(Some(found)) => arrivals[k as usize - 1] = Some(found.created_at),
+                let name = self.marker(point, k, Utc::now(), 0).name;
+                match store.read(&name).await {
+                    Ok(Some(found)) => arrivals[k as usize - 1] = Some(found),
                     Ok(None) => {}
                     // Share 1's reset may not have made the table yet.
                     Err(e) => last_error = Some(crate::error::chain(&e)),
@@ -154,7 +218,7 @@ impl Rendezvous {
             }
             // A client that failed on this store never comes.
             for k in (1..=n).filter(|k| arrivals[*k as usize - 1].is_none()) {
-                if let Ok(Some(_)) = store.find(&self.gave_up(k, Utc::now()).unique_id).await {
+                if let Ok(Some(_)) = store.read(&self.gave_up(k, Utc::now()).name).await {
                     bail!(
                         "client {k}/{n} gave up on this store before {what} (its own run says why)"
                     );
@@ -179,13 +243,17 @@ impl Rendezvous {
         }
         if wait == Wait::All {
             let last = arrivals
-                .into_iter()
+                .iter()
                 .flatten()
+                .map(|(at, _)| *at)
                 .max()
                 .unwrap_or_else(Utc::now);
             sleep_until(last + chrono::Duration::from_std(GRACE).unwrap_or_default()).await;
         }
-        Ok(())
+        Ok(arrivals
+            .into_iter()
+            .map(|a| a.map_or(0, |(_, told)| told))
+            .collect())
     }
 }
 
@@ -244,15 +312,16 @@ mod tests {
         let mut ids = std::collections::HashSet::new();
         for point in 1..50 {
             for k in 1..=MAX_SHARES {
-                let m = r.marker(point, k, Utc::now());
+                let m = r.marker(point, k, Utc::now(), 0);
                 assert!(m.id < 0);
                 assert!(ids.insert(m.id), "{point} {k}");
             }
         }
     }
 
-    /// Three clients on one SQLite file meet twice; each starts after the last arrival,
-    /// and a client alone gives up with the missing ones named.
+    /// Three clients on one SQLite file meet twice, the second time each telling a number;
+    /// each starts after the last arrival, and a client alone gives up with the missing
+    /// ones named.
     #[tokio::test(flavor = "multi_thread")]
     async fn clients_meet_at_every_point_and_a_missing_one_is_named() {
         let dir = tempfile::tempdir().unwrap();
@@ -272,7 +341,8 @@ mod tests {
                 }
                 r.meet(&mut store, "point one").await.unwrap();
                 let after_one = Utc::now();
-                r.meet(&mut store, "point two").await.unwrap();
+                let told = r.meet_telling(&mut store, "point two", u64::from(k) * 10);
+                assert_eq!(told.await.unwrap(), [10, 20, 30], "every client's number");
                 after_one
             }));
         }
