@@ -17,7 +17,7 @@ declare -A profile=(
   [fat]='profile.release.lto="fat" profile.release.codegen-units=1'
   [thin]='profile.release.lto="thin" profile.release.codegen-units=16'
   [thin8]='profile.release.lto="thin" profile.release.codegen-units=8'
-  [off]='profile.release.lto=false profile.release.codegen-units=16'
+  [off]='profile.release.lto=false profile.release.codegen-units=16'  # the quick profile
 )
 read -r -a candidates <<< "${CANDIDATES:-fat thin off}"
 read -r -a stores <<< "${STORES:-sqlite postgres mysql redis}"
