@@ -1325,10 +1325,11 @@ proptest! {
         };
         match RunPlan::resolve(&args, &|_| None, &|_| None) {
             Ok(plan) => {
-                // Stores, sizes and concurrency levels: at least one each, each once.
+                // Stores (a kind, or its variants), sizes and concurrency levels: at least
+                // one each, each once.
                 let stores = &plan.stores;
-                let kinds: HashSet<StoreKind> = stores.iter().map(|s| s.id.kind).collect();
-                prop_assert!(!kinds.is_empty() && kinds.len() == stores.len(), "{:?}", stores);
+                let ids: HashSet<&StoreId> = stores.iter().map(|s| &s.id).collect();
+                prop_assert!(!ids.is_empty() && ids.len() == stores.len(), "{:?}", stores);
                 let sizes = &plan.classic.sizes;
                 let names: HashSet<&str> = sizes.iter().map(|s| s.name.as_str()).collect();
                 prop_assert!(!names.is_empty() && names.len() == sizes.len(), "{:?}", sizes);
