@@ -50,6 +50,15 @@ impl Turns {
         self.lock().order.clone()
     }
 
+    /// The order as lines `VARIANT LABEL`, for tests.
+    #[cfg(test)]
+    pub(super) fn order_lines(&self) -> Vec<String> {
+        self.order()
+            .into_iter()
+            .map(|(i, label)| format!("{i} {label}"))
+            .collect()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic elsewhere leaves the state as it was: still usable.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -176,13 +185,8 @@ mod tests {
         );
         let log = log.lock().unwrap().clone();
         assert_eq!(log, ["a 1", "b 1", "c 1", "a 2", "c 2", "a 3", "c 3"]);
-        let order: Vec<String> = turns
-            .order()
-            .into_iter()
-            .map(|(i, label)| format!("{i} {label}"))
-            .collect();
         assert_eq!(
-            order,
+            turns.order_lines(),
             [
                 "0 run 1", "1 run 1", "2 run 1", "0 run 2", "2 run 2", "0 run 3", "2 run 3"
             ]

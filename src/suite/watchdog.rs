@@ -237,13 +237,8 @@ mod tests {
         let message = stalled.unwrap_err().to_string();
         assert!(message.contains("no operation finished"), "{message}");
         waited.unwrap();
-        let order: Vec<String> = turns
-            .order()
-            .into_iter()
-            .map(|(i, label)| format!("{i} {label}"))
-            .collect();
         assert_eq!(
-            order,
+            turns.order_lines(),
             ["0 run 1", "1 run 1", "0 run 2", "1 run 2", "1 run 3"]
         );
     }
