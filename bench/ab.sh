@@ -7,8 +7,9 @@
 #   CARGO_TARGET_DIR=target/before cargo build --release --manifest-path /tmp/before/Cargo.toml
 #   bench/ab.sh target/before/release/dbcompare target/release/dbcompare redis
 # A server is started with the second build's `dbcompare server STORE` (postgres, mysql or
-# redis), unless URL is given; SQLite needs none. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL, and
-# WORKLOAD: a YCSB workload (a to f) to run instead of the classic search (ycsb_figures).
+# redis), unless URL is given; SQLite needs none. Settings: PAIRS (8), CONCURRENCY (1), LOOPS (1), URL,
+# WORKLOAD: a YCSB workload (a to f) to run instead of the classic search (ycsb_figures), and
+# POOL=1: the pool suite's Large Result Set instead (pool_figures; its calls/s are 1 / time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 3 ] || { echo "usage: bench/ab.sh BEFORE AFTER STORE" >&2; exit 2; }
@@ -33,7 +34,9 @@ for pair in $(seq 1 "$pairs"); do
   for side in "${order[@]}"; do
     bin=$after
     [ "$side" = before ] && bin=$before
-    if [ -n "$workload" ]; then
+    if [ -n "${POOL:-}" ]; then
+      echo "$side $(pool_figures "$store" "$url")"
+    elif [ -n "$workload" ]; then
       echo "$side $(ycsb_figures "$store" "$url" "$concurrency" "$loops" "$workload")"
     else
       echo "$side $(search_figures "$store" "$url" "$concurrency" "$loops")"
@@ -43,6 +46,7 @@ done > "$work/all"
 
 what="SEARCH small"
 [ -n "$workload" ] && what="YCSB workload $workload"
+[ -n "${POOL:-}" ] && what="pool suite Large Result Set"
 python3 - "$work/all" "$store" "$concurrency" "$pairs" "$what" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]

@@ -17,7 +17,8 @@
 # Installs what it needs: sysbench and time (Debian), asyncmy (PyPI, in .tools/venv).
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
 # CLIENT_THREADS (dbcompare's --client-threads, 1: its default), STORES (which rows, a
-# space-separated list of redis, postgres, mysql and pool; all by default).
+# space-separated list of redis, postgres, mysql and pool; all by default), BIN (a dbcompare
+# binary to measure instead of this checkout's release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_RUN:-5}
@@ -36,8 +37,8 @@ if [ ! -x .tools/venv/bin/python ]; then
   python3 -m venv .tools/venv
   .tools/venv/bin/pip install -q asyncmy
 fi
-cargo build --release --locked --quiet
-bin=./target/release/dbcompare
+bin=${BIN:-./target/release/dbcompare}
+[ -n "${BIN:-}" ] || cargo build --release --locked --quiet
 pgbin=$(dirname "$(find /usr/lib/postgresql -name pgbench -type f | sort -V | tail -n 1)")
 
 start redis

@@ -54,6 +54,17 @@ p = next(p for p in s["phases"] if p["kind"] == "search")
 print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
 }
 
+pool_figures() { # $1 = store, $2 = URL: prints "dbcompare CALLS/S CPU-US/CALL" of the pool
+  # suite's Large Result Set (one query of 33,000 rows, after one warm-up run) on that server
+  "$bin" run --suite pool --store "$1" --url "$1=$2" --warmup-runs 1 --runs 1 --quiet \
+    --out "$work/ours" > /dev/null
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stores"][0]
+assert s["status"] == "ok", s.get("error")
+p = next(p for p in s["phases"] if p["size"]["name"] == "LargeResultSet")
+print("dbcompare %.2f %.0f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
+}
+
 ycsb_figures() { # $1 = store, $2 = URL, $3 = concurrency, $4 = event loops, $5 = YCSB
   # workload: prints "dbcompare OPS/S CPU-US/OP" of the workload's whole run (10,000
   # records, 50,000 operations, after one warm-up run) on that server

@@ -2,7 +2,8 @@
 //! sent to and fetched from storage, and resident memory, over the whole process tree of a
 //! throw-away server (PostgreSQL forks a backend per connection; a Redis child saves a
 //! snapshot). A [`Sampler`] on a thread of its own reads the tree at a phase's start, every
-//! [`SAMPLE_EVERY`] while it runs (for its peak memory and its time series) and at its end.
+//! [`SAMPLE_EVERY`] while it runs (less often for a server whose reading takes long; for its
+//! peak memory and its time series) and at its end.
 //!
 //! What each figure misses is said in docs/methodology.md: CPU time is counted in the
 //! kernel's clock ticks (10 ms per process per reading); a process that exits inside the
@@ -16,10 +17,22 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-/// How often a running phase's server is read.
+/// How often a running phase's server is read, at most.
 /// (Reading a PostgreSQL server's tree takes about 3 ms of the reader's CPU, most of it the
 /// kernel summing each process's memory: once a second keeps it near 0.3% of a core.)
 pub const SAMPLE_EVERY: Duration = Duration::from_secs(1);
+
+/// A reading takes at most this share of the time between readings: a server whose memory
+/// takes longer to sum is read less often than every [`SAMPLE_EVERY`]. (The kernel walks
+/// every page a process maps, holding that process's memory map; a MariaDB server holding
+/// 650 MB took 20 ms a reading, which once a second took 2% of a core from a 2-core machine
+/// and stalled the server's own memory mapping for as long.)
+const READING_SHARE: u32 = 300;
+
+/// The wait before the next reading, when the last one took `took`.
+fn next_wait(every: Duration, took: Duration) -> Duration {
+    every.max(took * READING_SHARE)
+}
 
 /// A server's processes: its main ones and, at each reading, all their descendants.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,6 +289,7 @@ impl Sampler {
         let thread = std::thread::Builder::new()
             .name("server-reader".to_string())
             .spawn(move || -> Result<Watched> {
+                let reading = Instant::now();
                 let start = match processes.read() {
                     Ok(u) => u,
                     Err(e) => {
@@ -283,6 +297,7 @@ impl Sampler {
                         return Err(e);
                     }
                 };
+                let read_took = reading.elapsed();
                 let t0 = Instant::now();
                 // The readings between the start's and the end's fall inside the phase's
                 // clocks: their CPU time is what the client's is to be relieved of.
@@ -291,12 +306,15 @@ impl Sampler {
                 let mut peak = start.memory_bytes;
                 let mut samples = Vec::new();
                 let mut between = Duration::ZERO;
+                let mut wait = next_wait(every, read_took);
                 let end = loop {
-                    let last = stopped.recv_timeout(every) != Err(RecvTimeoutError::Timeout);
+                    let last = stopped.recv_timeout(wait) != Err(RecvTimeoutError::Timeout);
                     if last {
                         between = thread_cpu_time().saturating_sub(began);
                     }
+                    let reading = Instant::now();
                     let now = processes.read()?;
+                    wait = next_wait(every, reading.elapsed());
                     peak = peak.max(now.memory_bytes);
                     if last {
                         break now;
@@ -460,7 +478,9 @@ mod tests {
         )
         .unwrap();
         let printed = times(&mut shell);
-        std::thread::sleep(Duration::from_millis(100));
+        // Readings of a small process take well under a millisecond: 300 times that apart
+        // at most, several fit in a second.
+        std::thread::sleep(Duration::from_secs(1));
         let watched = sampler.finish().unwrap();
         shell.stdin.take().unwrap().write_all(b"\n").unwrap();
         shell.wait().unwrap();
@@ -477,6 +497,16 @@ mod tests {
         );
         let last = watched.samples.last().unwrap();
         assert!(last.cpu <= watched.spent().cpu());
+    }
+
+    #[test]
+    fn a_reading_that_takes_long_spaces_the_next_ones() {
+        let second = Duration::from_secs(1);
+        assert_eq!(next_wait(second, Duration::from_millis(3)), second);
+        assert_eq!(
+            next_wait(second, Duration::from_millis(20)),
+            Duration::from_secs(6)
+        );
     }
 
     #[test]

@@ -121,8 +121,7 @@ impl PoolStore for MysqlStore {
 
     async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id <= ? ORDER BY id");
-        let rows: Vec<Row> = self.conn.exec(sql, (max_id,)).await?;
-        rows.into_iter().map(bench_row).collect()
+        super::rows::exec_map(&mut self.conn, sql, (max_id,), max_id as usize, bench_row).await
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {

@@ -6,7 +6,7 @@
 
 use anyhow::{Result, anyhow};
 use mysql_async::prelude::{FromRow, Protocol, Queryable, StatementLike};
-use mysql_async::{Params, QueryResult};
+use mysql_async::{Params, QueryResult, Row};
 
 /// The first row of a result as `T`; the rest is read and dropped.
 async fn first<T: FromRow, P: Protocol>(mut result: QueryResult<'_, '_, P>) -> Result<Option<T>> {
@@ -23,6 +23,35 @@ pub(super) async fn exec_first<T: FromRow>(
     params: impl Into<Params>,
 ) -> Result<Option<T>> {
     first(conn.exec_iter(statement, params).await?).await
+}
+
+/// A prepared statement's rows, each converted by `convert` as it arrives, into a vector made
+/// for `expected` of them: the driver's `exec` holds every row before the first is
+/// converted, so a large result needed its memory twice (a Large Result Set's 33,000 rows:
+/// fresh pages that a VM's first touch makes dear). The first row that does not convert is
+/// the error; the rest of the result is still read.
+pub(super) async fn exec_map<T>(
+    conn: &mut impl Queryable,
+    statement: impl StatementLike,
+    params: impl Into<Params>,
+    expected: usize,
+    mut convert: impl FnMut(Row) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut result = conn.exec_iter(statement, params).await?;
+    let mut rows = Vec::with_capacity(expected);
+    let mut bad = None;
+    result
+        .for_each(|row| {
+            if bad.is_none() {
+                match convert(row) {
+                    Ok(r) => rows.push(r),
+                    Err(e) => bad = Some(e),
+                }
+            }
+        })
+        .await?;
+    result.drop_result().await?;
+    bad.map_or(Ok(rows), Err)
 }
 
 /// A prepared statement, its result dropped.
