@@ -9,7 +9,8 @@
 # median queries/s and CPU per query (sysbench's from /usr/bin/time), and the median (min-max)
 # of the per-repetition ratios to sysbench's.
 # Settings: CONCURRENCY (connections, 1), LOOPS (event loops of the async clients, 1),
-# RUNS (repetitions, 5), SECONDS_PER_RUN (5).
+# RUNS (repetitions, 5), SECONDS_PER_RUN (5), BIN (a dbcompare binary to measure instead of
+# this checkout's release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
@@ -21,8 +22,13 @@ loops=${LOOPS:-1}
 source bench/servers.sh
 provisioning/install.sh mysql
 tools sysbench time
-build_release mysql-clients
-bin=./target/release/dbcompare
+bin=${BIN:-./target/release/dbcompare}
+if [ -n "${BIN:-}" ]; then
+  CARGO_TARGET_DIR=target/mysql-clients cargo build --release --locked --quiet \
+    --manifest-path bench/mysql-clients/Cargo.toml
+else
+  build_release mysql-clients
+fi
 clients=./target/mysql-clients/release/mysql-clients
 
 start mysql
