@@ -22,6 +22,10 @@ workload=${WORKLOAD:-}
 bin=$after
 # shellcheck source=bench/servers.sh
 source bench/servers.sh
+if [ -n "${POOL:-}" ] && [ "$store" = sqlite ]; then
+  echo "POOL=1 needs a server store (postgres, mysql or redis)" >&2
+  exit 2
+fi
 url=${URL:-}
 if [ -z "$url" ] && [ "$store" != sqlite ]; then
   start "$store"
@@ -54,7 +58,8 @@ side = {s: [(float(r[2]), float(r[3])) for r in rows if r[0] == s] for s in ("be
 store, conc, pairs, what = sys.argv[2:6]
 print(f"{store} {what}, concurrency {conc}, {pairs} alternated pairs")
 for s, runs in side.items():
-    print(f"{s:7} {statistics.median(r for r, _ in runs):>10.0f} ops/s {statistics.median(c for _, c in runs):>8.2f} us CPU/op")
+    rate = statistics.median(r for r, _ in runs)
+    print(f"{s:7} {rate:>10.{2 if rate < 100 else 0}f} ops/s {statistics.median(c for _, c in runs):>8.2f} us CPU/op")
 def spread(xs):
     return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
 pairs = list(zip(side["before"], side["after"]))

@@ -10,7 +10,7 @@
 # of the per-repetition ratios to sysbench's.
 # Settings: CONCURRENCY (connections, 1), LOOPS (event loops of the async clients, 1),
 # RUNS (repetitions, 5), SECONDS_PER_RUN (5), BIN (a dbcompare binary to measure instead of
-# this checkout's release build).
+# this checkout's release build; a path from the repository's root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}

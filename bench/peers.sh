@@ -18,7 +18,8 @@
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
 # CLIENT_THREADS (dbcompare's --client-threads, 1: its default), STORES (which rows, a
 # space-separated list of redis, postgres, mysql and pool; all by default), BIN (a dbcompare
-# binary to measure instead of this checkout's release build).
+# binary to measure instead of this checkout's release build; a path from the repository's
+# root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_RUN:-5}

@@ -29,9 +29,12 @@ pub const SAMPLE_EVERY: Duration = Duration::from_secs(1);
 /// and stalled the server's own memory mapping for as long.)
 const READING_SHARE: u32 = 300;
 
-/// The wait before the next reading, when the last one took `took`.
+/// However long a reading takes, the readings are at most this many `every`s apart.
+const MAX_SPACING: u32 = 10;
+
+/// The wait before the next reading, when the last one took `took` of the reader's CPU.
 fn next_wait(every: Duration, took: Duration) -> Duration {
-    every.max(took * READING_SHARE)
+    every.max(took * READING_SHARE).min(every * MAX_SPACING)
 }
 
 /// A server's processes: its main ones and, at each reading, all their descendants.
@@ -289,7 +292,9 @@ impl Sampler {
         let thread = std::thread::Builder::new()
             .name("server-reader".to_string())
             .spawn(move || -> Result<Watched> {
-                let reading = Instant::now();
+                // What a reading costs is the reader's CPU time, not the wall time a busy
+                // machine stretches it to.
+                let reading = thread_cpu_time();
                 let start = match processes.read() {
                     Ok(u) => u,
                     Err(e) => {
@@ -297,7 +302,7 @@ impl Sampler {
                         return Err(e);
                     }
                 };
-                let read_took = reading.elapsed();
+                let read_took = thread_cpu_time().saturating_sub(reading);
                 let t0 = Instant::now();
                 // The readings between the start's and the end's fall inside the phase's
                 // clocks: their CPU time is what the client's is to be relieved of.
@@ -312,9 +317,9 @@ impl Sampler {
                     if last {
                         between = thread_cpu_time().saturating_sub(began);
                     }
-                    let reading = Instant::now();
+                    let reading = thread_cpu_time();
                     let now = processes.read()?;
-                    wait = next_wait(every, reading.elapsed());
+                    wait = next_wait(every, thread_cpu_time().saturating_sub(reading));
                     peak = peak.max(now.memory_bytes);
                     if last {
                         break now;
@@ -506,6 +511,10 @@ mod tests {
         assert_eq!(
             next_wait(second, Duration::from_millis(20)),
             Duration::from_secs(6)
+        );
+        assert_eq!(
+            next_wait(second, Duration::from_millis(200)),
+            Duration::from_secs(10)
         );
     }
 
