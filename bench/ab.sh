@@ -26,11 +26,7 @@ if [ -n "${POOL:-}" ] && [ "$store" = sqlite ]; then
   echo "POOL=1 needs a server store (postgres, mysql or redis)" >&2
   exit 2
 fi
-url=${URL:-}
-if [ -z "$url" ] && [ "$store" != sqlite ]; then
-  start "$store"
-  url=$(cat "$work/$store.url")
-fi
+use_server "$store"
 for pair in $(seq 1 "$pairs"); do
   echo "pair $pair of $pairs" >&2
   order=(before after)

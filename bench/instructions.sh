@@ -20,20 +20,10 @@ bin=${builds[0]}
 # shellcheck source=bench/servers.sh
 source bench/servers.sh
 tools valgrind
-url=${URL:-}
-if [ -z "$url" ] && [ "$store" != sqlite ]; then
-  start "$store"
-  url=$(cat "$work/$store.url")
-fi
+use_server "$store"
 
 count() { # $1 = build, $2 = searches per record: the busiest thread's instructions
-  local where=()
-  [ -n "$url" ] && where=(--url "$store=$url")
-  rm -rf "$work/cg" && mkdir "$work/cg"
-  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg/out.%p" \
-    "$1" run --store "$store" "${where[@]}" --sizes tiny --searches-per-insert "$2" \
-    --durability relaxed --warmup-runs 0 --runs 1 --no-floor --quiet \
-    --out "$work/ours" > /dev/null 2> "$work/cg/log"
+  callgrind_search "$1" "$store" "$url" "$2"
   grep -h '^totals:' "$work"/cg/out.* | awk '{print $2}' | sort -n | tail -1
 }
 

@@ -39,6 +39,15 @@ start() { # $1 = store; its URL lands in $work/$1.url (not in a subshell: pids m
   [ -s "$work/$1.url" ] || { cat "$work/$1.log" >&2; exit 1; }
 }
 
+use_server() { # $1 = store: sets url to $URL, or to a throw-away server of the store it starts
+  # (SQLite needs none); not in a subshell, so that the server's pid stays
+  url=${URL:-}
+  if [ -z "$url" ] && [ "$1" != sqlite ]; then
+    start "$1"
+    url=$(cat "$work/$1.url")
+  fi
+}
+
 search_figures() { # $1 = store, $2 = URL (empty for SQLite), $3 = concurrency, $4 = event loops: prints
   # "dbcompare OPS/S CPU-US/OP" of the classic SEARCH small phase (10 searches per record,
   # after one warm-up run) on that server
@@ -63,6 +72,17 @@ s = json.load(open(sys.argv[1]))["stores"][0]
 assert s["status"] == "ok", s.get("error")
 p = next(p for p in s["phases"] if p["size"]["name"] == "LargeResultSet")
 print("dbcompare %.2f %.0f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
+}
+
+callgrind_search() { # $1 = build, $2 = store, $3 = URL (empty for SQLite), $4 = searches per
+  # record: the classic suite at tiny size under valgrind's callgrind, a file per thread in $work/cg
+  local where=()
+  [ -n "$3" ] && where=(--url "$2=$3")
+  rm -rf "$work/cg" && mkdir "$work/cg"
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg/out.%p" \
+    "$1" run --store "$2" "${where[@]}" --sizes tiny --searches-per-insert "$4" \
+    --durability relaxed --warmup-runs 0 --runs 1 --no-floor --quiet \
+    --out "$work/ours" > /dev/null 2> "$work/cg/log"
 }
 
 ycsb_figures() { # $1 = store, $2 = URL, $3 = concurrency, $4 = event loops, $5 = YCSB

@@ -22,20 +22,10 @@ bin=${2:-./target/release/dbcompare}
 # shellcheck source=bench/servers.sh
 source bench/servers.sh
 tools valgrind
-url=${URL:-}
-if [ -z "$url" ] && [ "$store" != sqlite ]; then
-  start "$store"
-  url=$(cat "$work/$store.url")
-fi
+use_server "$store"
 
 profile() { # $1 = searches per record: the busiest thread's functions, own instructions each
-  local where=()
-  [ -n "$url" ] && where=(--url "$store=$url")
-  rm -rf "$work/cg" && mkdir "$work/cg"
-  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$work/cg/out.%p" \
-    "$bin" run --store "$store" "${where[@]}" --sizes tiny --searches-per-insert "$1" \
-    --durability relaxed --warmup-runs 0 --runs 1 --no-floor --quiet \
-    --out "$work/ours" > /dev/null 2> "$work/cg/log"
+  callgrind_search "$bin" "$store" "$url" "$1"
   local busiest
   busiest=$(grep -H '^totals:' "$work"/cg/out.* | sort -t' ' -k2 -n | tail -1 | cut -d: -f1)
   callgrind_annotate --inclusive=no --threshold=100 "$busiest" > "$work/profile-$1"
