@@ -133,15 +133,22 @@ impl YcsbStore for MysqlStore {
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
-        let rows: Vec<Row> = self.conn.exec(p.scan(field), (start, count)).await?;
-        rows.iter()
-            .map(|r| {
+        let fields = p.text.fields.len();
+        // Sized for a scan of up to 1,024 records; a longer one grows as it arrives.
+        let expected = count.min(1024) as usize;
+        super::rows::exec_map(
+            &mut self.conn,
+            p.scan(field),
+            (start, count),
+            expected,
+            |r| {
                 let key: String = r
                     .get_opt(0)
                     .context("a missing key")?
                     .map_err(|e| anyhow::anyhow!("the key: {e}"))?;
-                Ok((key, fields_of(r, 1, p.text.fields.len(), field)?))
-            })
-            .collect()
+                Ok((key, fields_of(&r, 1, fields, field)?))
+            },
+        )
+        .await
     }
 }
