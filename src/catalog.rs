@@ -239,7 +239,7 @@ impl StoreKind {
                     3306,
                     "mysql://user:pass@host:3306/db",
                     Some(Launcher::Mysql),
-                    Hosts::One("mysql_async connects to one host"),
+                    Hosts::One("MySQL connections (dbcompare's and mysql_async) go to one host"),
                 ),
             ),
             StoreKind::Mongodb => (

@@ -139,6 +139,8 @@ fn server_message(kind: StoreKind) -> &'static [&'static str] {
             "Broken pipe",
             "unexpected end of file",
             "Connection reset",
+            // dbcompare's own connection, when the server closed it without a word.
+            "the server closed the connection",
         ],
         StoreKind::Redis => &[
             "broken pipe",

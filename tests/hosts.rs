@@ -134,7 +134,7 @@ fn one_host_stores_refuse_several() {
         (
             "mysql",
             "mysql://root:Pw-multi2@h1,h2/db",
-            "mysql_async connects to one host",
+            "MySQL connections (dbcompare's and mysql_async) go to one host",
         ),
         (
             "redis",

@@ -283,6 +283,19 @@ async fn mysql_uses_the_transport_its_url_names() {
             common::connect_url(StoreKind::Mysql, &url, Durability::Durable, None).await;
         let info = common::described(&mut store).await;
         assert_eq!(info.settings["transport"], want, "{url}");
+        // The records over dbcompare's own connection, the driver suites over the driver.
+        assert!(
+            info.settings["client"].contains("own connection"),
+            "{info:?}"
+        );
+        let mut store =
+            common::connect_url_for_drivers(StoreKind::Mysql, &url, Durability::Durable, None)
+                .await;
+        let info = common::described(&mut store).await;
+        assert_eq!(info.settings["transport"], want, "{url}");
+        assert_eq!(info.settings["client"], "mysql_async");
+        let e = store.find("micro-1").await.unwrap_err().to_string();
+        assert!(e.contains("driver, pool or YCSB"), "{e}");
     }
 }
 

@@ -116,6 +116,16 @@ impl<D: Decode> Conn<D> {
         Ok(())
     }
 
+    /// The connection over TLS to `host` from here on, for a protocol that asks for TLS in
+    /// the middle of its handshake; nothing may be left unread.
+    pub async fn upgrade(self, host: &str, tls: &Tls) -> Result<Self> {
+        if !self.input.is_empty() {
+            anyhow::bail!("the server sent more than asked before TLS began");
+        }
+        let stream = tls_over(self.stream, host, tls).await?;
+        Ok(Conn { stream, ..self })
+    }
+
     /// The next message on the socket, read as far as it takes.
     pub async fn next(&mut self) -> Result<D::Frame, D::Error> {
         loop {

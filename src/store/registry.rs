@@ -243,7 +243,7 @@ macro_rules! stores {
 stores! {
     Sqlite => super::sqlite::SqliteStore,
     Postgres => super::postgres::PostgresStore<super::postgres::records::Own>,
-    Mysql => super::mysql::MysqlStore,
+    Mysql => super::mysql::MysqlStore<super::mysql::records::Own>,
     Mongodb => super::mongodb::MongoStore,
     Redis => super::redis::RedisStore,
     RedisCluster => super::redis::RedisStore,

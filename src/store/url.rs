@@ -281,7 +281,7 @@ mod tests {
             (
                 StoreKind::Mysql,
                 "mysql://root:pw@h1,h2/db",
-                "mysql_async connects to one host",
+                "MySQL connections (dbcompare's and mysql_async) go to one host",
             ),
             (StoreKind::Redis, "redis://:pw@h1:1,h2:2/0", "Redis Cluster"),
             (

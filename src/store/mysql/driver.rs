@@ -5,6 +5,7 @@ use anyhow::{Context, Result, bail};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Row, Value};
 
+use super::client::MysqlAsync;
 use super::driver_statements::DriverStatements;
 use super::{MysqlStore, rows};
 use crate::store::DriverStore;
@@ -13,7 +14,7 @@ use crate::workload::driver::{DriverOp, check_large};
 const LARGE_TEXT: &str = "SELECT REPEAT('A', 10000)";
 const LARGE_BYTES: &str = "SELECT CAST(REPEAT('A', 10000) AS BINARY)";
 
-impl DriverStore for MysqlStore {
+impl DriverStore for MysqlStore<MysqlAsync> {
     fn driver_operation(&self, op: DriverOp) -> Option<&'static str> {
         use DriverOp::*;
         Some(match op {
@@ -34,9 +35,9 @@ impl DriverStore for MysqlStore {
 
     async fn driver(&mut self, op: DriverOp, i: u64) -> Result<()> {
         use DriverOp::*;
-        if self.driver.is_none() {
-            let c = &mut self.conn;
-            self.driver = Some(DriverStatements {
+        if self.conn.driver.is_none() {
+            let c = &mut self.conn.conn;
+            self.conn.driver = Some(DriverStatements {
                 exec: c.prep("DO 1").await?,
                 one: c.prep("SELECT 1").await?,
                 param: c.prep("SELECT ?").await?,
@@ -46,8 +47,8 @@ impl DriverStore for MysqlStore {
             });
         }
         let (c, st) = (
-            &mut self.conn,
-            self.driver.as_ref().expect("prepared above"),
+            &mut self.conn.conn,
+            self.conn.driver.as_ref().expect("prepared above"),
         );
         let one = |n: Option<i64>| {
             if n == Some(1) {

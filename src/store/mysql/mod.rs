@@ -1,27 +1,36 @@
-//! MySQL, Percona and MariaDB (mysql_async): a JSON `data` column with generated columns
-//! indexed for name and age, a unique index on unique_id, InnoDB; each insert in
-//! START TRANSACTION/COMMIT with prepared statements.
+//! MySQL, Percona and MariaDB: a JSON `data` column with generated columns indexed for
+//! name and age, a unique index on unique_id, InnoDB; each insert in START
+//! TRANSACTION/COMMIT with prepared statements. A connection is a [`MysqlStore`] over one
+//! of two clients, and has the traits of the suites that measure that client: dbcompare's
+//! own connection ([`records::Own`], [`wire`]) for the classic suite's records and
+//! `dbcompare check`, and mysql_async ([`client::MysqlAsync`]) for the driver, pool and
+//! YCSB suites, which measure the driver (the registry opens it for them:
+//! [`Adapter::DriverSuites`](crate::store::Adapter::DriverSuites)). What both do alike is
+//! here.
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use chrono::{NaiveDateTime, TimeZone, Utc};
-use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, OptsBuilder, Row, Statement, TxOpts, Value};
+use mysql_async::{Opts, OptsBuilder};
 
-use crate::catalog::{StoreInfo, StoreKind};
-use crate::store::tls::{self, Verify};
-use crate::store::{Adapter, ConnectSpec, DiskUsage, Store, Supported, dir_bytes};
-use crate::workload::record::{Data, Record};
+use crate::catalog::StoreInfo;
+use crate::store::tls::{self, Tls, Verify};
+use crate::store::{ConnectSpec, DiskUsage, dir_bytes};
 
+mod binary;
+pub mod client;
 mod driver;
 mod driver_statements;
+mod handshake;
 mod pool;
+pub mod records;
 mod rows;
+mod wire;
 mod ycsb;
 
-use driver_statements::DriverStatements;
+pub use wire::{Table, TextRow};
 
 /// JSON_UNQUOTE(JSON_EXTRACT(...)) works on MySQL 5.7+, 8.x and MariaDB alike
 /// (MariaDB has no `->>`).
@@ -74,6 +83,16 @@ fn tcp_as_named(raw: &str) -> Result<Opts> {
     })
 }
 
+/// The TLS `raw` asks for (`require_ssl=true`, with `verify_ca`, `verify_identity` and
+/// dbcompare's `ssl_ca`), for dbcompare's own connection.
+fn tls_of(raw: &str) -> Result<Option<Tls>> {
+    let (_, [ca]) = tls::take_query(raw, ["ssl_ca"])?;
+    Ok(verified(&options(raw)?).map(|verify| Tls {
+        verify,
+        ca: ca.map(PathBuf::from),
+    }))
+}
+
 /// The driver's options for `raw`, with dbcompare's `ssl_ca=FILE` (the mysql client's
 /// `--ssl-ca`: trust only the CA in FILE), which the driver's URL lacks.
 fn options(raw: &str) -> Result<Opts> {
@@ -103,6 +122,15 @@ fn options(raw: &str) -> Result<Opts> {
     Ok(OptsBuilder::from_opts(opts).ssl_opts(ssl).into())
 }
 
+/// Checks a URL the way the driver will read it; it must name a database.
+fn check_url(raw: &str) -> Result<()> {
+    let opts = options(raw)?;
+    if opts.db_name().is_none_or(str::is_empty) {
+        bail!("the URL must name a database (mysql://user@host:3306/dbname)");
+    }
+    Ok(())
+}
+
 /// How much of the server's certificate the options verify, when they use TLS.
 fn verified(opts: &Opts) -> Option<Verify> {
     opts.ssl_opts().map(|ssl| {
@@ -116,17 +144,9 @@ fn verified(opts: &Opts) -> Option<Verify> {
     })
 }
 
-struct Prepared {
-    insert: Statement,
-    find: Statement,
-}
-
-pub struct MysqlStore {
-    conn: Conn,
-    prepared: Option<Prepared>,
-    driver: Option<DriverStatements>,
-    /// The YCSB table's statements, once it is in use.
-    ycsb: Option<crate::store::sql::Prepared<Statement>>,
+/// A connection to MySQL over the client `C`.
+pub struct MysqlStore<C> {
+    conn: C,
     /// A local server's data directory, measured beside information_schema.
     data_dir: Option<PathBuf>,
     database: String,
@@ -134,33 +154,41 @@ pub struct MysqlStore {
     tls: Option<Verify>,
 }
 
-/// A server value as text, for settings read back.
-fn text(value: &Value) -> String {
-    match value {
-        Value::NULL => "NULL".to_string(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
-        Value::Int(i) => i.to_string(),
-        Value::UInt(u) => u.to_string(),
-        other => other.as_sql(true),
-    }
+/// What both clients do alike.
+pub trait Session: Send {
+    /// The client, as the store's description names it.
+    const CLIENT: &'static str;
+
+    /// Runs `sql` over the text protocol; every row it gave, as text, with its columns.
+    fn query(&mut self, sql: &str) -> impl Future<Output = Result<Table>> + Send;
 }
 
-impl MysqlStore {
-    /// Prepares the record statements (after a reset; on first use on other connections).
-    async fn prepare(&mut self) -> Result<()> {
-        self.prepared = Some(Prepared {
-            insert: self.conn.prep(INSERT).await?,
-            find: self.conn.prep(FIND).await?,
-        });
-        Ok(())
+/// `text` as a string literal of SQL (quotes and backslashes escaped).
+fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+impl<C: Session> MysqlStore<C> {
+    /// The store over `conn`, opened as `spec` asked.
+    fn over(conn: C, spec: &ConnectSpec, database: String, tls: Option<Verify>) -> Self {
+        MysqlStore {
+            conn,
+            data_dir: spec.data_dir.clone(),
+            database,
+            tls,
+        }
+    }
+
+    async fn query(&mut self, sql: &str) -> Result<Table> {
+        self.conn.query(sql).await
     }
 
     /// The TLS this connection uses, as the server reports it, with what the client verified.
     async fn tls_in_use(&mut self) -> Result<String> {
-        let rows: Vec<(String, String)> = self
-            .conn
+        let rows = self
             .query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')")
-            .await?;
+            .await?
+            .pairs();
         let value = |name: &str| {
             rows.iter()
                 .find(|(n, _)| n == name)
@@ -176,15 +204,17 @@ impl MysqlStore {
 
     async fn variables(&mut self, names: &[&str]) -> Result<BTreeMap<String, String>> {
         let select: Vec<String> = names.iter().map(|n| format!("@@{n}")).collect();
-        let row: Row = self
-            .conn
-            .query_first(format!("SELECT {}", select.join(", ")))
+        let row = self
+            .query(&format!("SELECT {}", select.join(", ")))
             .await?
+            .rows
+            .into_iter()
+            .next()
             .context("no row from SELECT @@...")?;
         Ok(names
             .iter()
-            .enumerate()
-            .map(|(i, n)| (n.to_string(), row.as_ref(i).map_or_else(String::new, text)))
+            .zip(row)
+            .map(|(n, v)| (n.to_string(), v.unwrap_or_else(|| "NULL".to_string())))
             .collect())
     }
 
@@ -192,13 +222,13 @@ impl MysqlStore {
     /// STATUS`), named with their source (see [`crate::counters`]).
     async fn innodb_counters(&mut self) -> Result<BTreeMap<String, u64>> {
         use crate::counters::{BYTES_READ, BYTES_WRITTEN, SYNCS, named};
-        let rows: Vec<(String, String)> = self
-            .conn
+        let rows = self
             .query(
                 "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_data_written', \
                  'Innodb_os_log_written', 'Innodb_data_fsyncs', 'Innodb_data_read')",
             )
-            .await?;
+            .await?
+            .pairs();
         let mut counts = BTreeMap::new();
         for (name, value) in rows {
             let figure = match name.as_str() {
@@ -215,83 +245,9 @@ impl MysqlStore {
         }
         Ok(counts)
     }
-}
 
-/// The server that answered, named for what it is, from `@@version` and
-/// `@@version_comment`: `10.11.6-MariaDB-0+deb12u1` is `MariaDB 10.11.6
-/// (10.11.6-MariaDB-0+deb12u1)`; TiDB speaks MySQL's protocol and reports a MySQL version.
-pub fn server_name(version: &str, comment: &str) -> String {
-    let number = version.split('-').next().unwrap_or_default();
-    if let Some((_, tidb)) = version.split_once("-TiDB-") {
-        return format!("TiDB {tidb} (MySQL protocol, reports {number})");
-    }
-    let flavour = if version.contains("MariaDB") {
-        "MariaDB"
-    } else if comment.contains("Percona") {
-        "Percona Server"
-    } else {
-        "MySQL"
-    };
-    format!("{flavour} {number} ({version})")
-}
-
-fn decode(row: Row) -> Result<Record> {
-    type Columns = (i64, String, i64, i64, i64, NaiveDateTime, String);
-    let (id, unique_id, created_by, updated_by, deleted_by, created_at, data): Columns =
-        mysql_async::from_row_opt(row).map_err(|e| anyhow::anyhow!("decoding a row: {e}"))?;
-    Ok(Record {
-        id,
-        unique_id,
-        created_by,
-        updated_by,
-        deleted_by,
-        created_at: Utc.from_utc_datetime(&created_at),
-        data: serde_json::from_str::<Data>(&data).context("decoding data")?,
-    })
-}
-
-impl Adapter for MysqlStore {
-    type DriverSuites = Self;
-
-    /// Checks a URL the way the driver will read it; it must name a database.
-    fn check_url(raw: &str) -> Result<()> {
-        let opts = options(raw)?;
-        if opts.db_name().is_none_or(str::is_empty) {
-            bail!("the URL must name a database (mysql://user@host:3306/dbname)");
-        }
-        Ok(())
-    }
-
-    async fn connect(spec: &ConnectSpec) -> Result<Self> {
-        let url = spec.server_url(StoreKind::Mysql)?;
-        let opts = tcp_as_named(url.expose())?;
-        let database = opts.db_name().unwrap_or_default().to_string();
-        let tls = verified(&opts);
-        // The driver builds its TLS configuration with the process's provider.
-        tls::provider();
-        let conn = Conn::new(opts).await?;
-        Ok(MysqlStore {
-            conn,
-            prepared: None,
-            driver: None,
-            ycsb: None,
-            data_dir: spec.data_dir.clone(),
-            database,
-            tls,
-        })
-    }
-}
-
-impl Store for MysqlStore {
-    type Driver = Supported;
-    type Pool = Supported;
-    type Ycsb = Supported;
-
-    async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
-        self.innodb_counters().await
-    }
-
-    async fn describe(&mut self) -> Result<StoreInfo> {
+    /// The store's description, for either client.
+    async fn description(&mut self) -> Result<StoreInfo> {
         let about = self.variables(&["version", "version_comment"]).await?;
         let mut settings = self
             .variables(&[
@@ -305,40 +261,36 @@ impl Store for MysqlStore {
             .await?;
         // The server's view of this connection: `host:port` over TCP, `localhost` over the
         // Unix socket.
-        let client: Option<String> = self
-            .conn
-            .query_first(
-                "SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()",
-            )
-            .await?;
+        let client = self
+            .query("SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()")
+            .await?
+            .value();
         let transport = match client.context("this connection is not in PROCESSLIST")? {
             host if host.contains(':') => "TCP",
             _ => "Unix socket",
         };
         settings.insert("transport".to_string(), transport.to_string());
+        settings.insert("client".to_string(), C::CLIENT.to_string());
         settings.insert("tls".to_string(), self.tls_in_use().await?);
         let binlog_off = matches!(settings["log_bin"].as_str(), "0" | "OFF");
         let durable = settings["innodb_flush_log_at_trx_commit"] == "1"
             && (binlog_off || settings["sync_binlog"] == "1");
         // MySQL reads a unique-key row while planning: explain a key that exists, if any.
-        let some_id: Option<String> = self
-            .conn
-            .query_first("SELECT unique_id FROM dbcompare_records LIMIT 1")
+        let some_id = self
+            .query("SELECT unique_id FROM dbcompare_records LIMIT 1")
+            .await?
+            .value();
+        let key = literal(&some_id.unwrap_or_else(|| "none".to_string()));
+        let plan = self
+            .query(&format!("EXPLAIN {}", FIND.replace('?', &key)))
             .await?;
-        let explain: Option<Row> = self
-            .conn
-            .exec_first(
-                format!("EXPLAIN {FIND}"),
-                (some_id.unwrap_or_else(|| "none".to_string()),),
-            )
-            .await?;
-        let search_path = explain.map_or_else(String::new, |row| {
+        let search_path = plan.rows.first().map_or_else(String::new, |row| {
             let column = |name: &str| {
-                row.columns_ref()
+                plan.columns
                     .iter()
-                    .position(|c| c.name_str().eq_ignore_ascii_case(name))
-                    .and_then(|i| row.as_ref(i))
-                    .map_or_else(|| "NULL".to_string(), text)
+                    .position(|c| c.eq_ignore_ascii_case(name))
+                    .and_then(|i| row.get(i).cloned().flatten())
+                    .unwrap_or_else(|| "NULL".to_string())
             };
             format!(
                 "EXPLAIN: type={} key={} rows={} {}",
@@ -363,60 +315,24 @@ impl Store for MysqlStore {
         })
     }
 
-    async fn reset(&mut self) -> Result<()> {
-        self.prepared = None;
+    /// Drops and recreates the benchmark's table with every index, empty.
+    async fn create_schema(&mut self) -> Result<()> {
         for statement in SCHEMA {
-            self.conn.query_drop(statement).await.context(
+            self.query(statement).await.context(
                 "creating the benchmark table and its indexes (the user needs every \
                      privilege on the URL's database: GRANT ALL ON <database>.* TO <user>)",
             )?;
         }
-        self.prepare().await
-    }
-
-    async fn insert(&mut self, r: &Record) -> Result<()> {
-        if self.prepared.is_none() {
-            self.prepare().await?;
-        }
-        let prepared = self.prepared.as_ref().expect("prepared above");
-        let data = serde_json::to_string(&r.data)?;
-        let mut tx = self.conn.start_transaction(TxOpts::default()).await?;
-        rows::exec_drop(
-            &mut tx,
-            &prepared.insert,
-            (
-                r.id,
-                r.unique_id.as_str(),
-                r.created_by,
-                r.updated_by,
-                r.deleted_by,
-                r.created_at.naive_utc(),
-                data,
-            ),
-        )
-        .await?;
-        tx.commit().await?;
         Ok(())
     }
 
-    async fn find(&mut self, unique_id: &str) -> Result<Option<Record>> {
-        if self.prepared.is_none() {
-            self.prepare().await?;
-        }
-        let prepared = self.prepared.as_ref().expect("prepared above");
-        let row: Option<Row> =
-            rows::exec_first(&mut self.conn, &prepared.find, (unique_id,)).await?;
-        row.map(decode).transpose()
-    }
-
-    /// COM_QUIT, then the socket is closed.
-    async fn setting(&mut self, name: &str) -> Result<Option<String>> {
+    async fn read_setting(&mut self, name: &str) -> Result<Option<String>> {
         // Options take `-` and `_` alike; variables only `_`.
         let name = name.replace('-', "_");
         Ok(self.variables(&[&name]).await?.remove(&name))
     }
 
-    async fn set_setting(&mut self, name: &str, value: &str) -> Result<()> {
+    async fn write_setting(&mut self, name: &str, value: &str) -> Result<()> {
         let name = name.replace('-', "_");
         // A number or a word as it is (`2`, `ON`); anything else as a string.
         let plain = !value.is_empty()
@@ -426,34 +342,35 @@ impl Store for MysqlStore {
         let value = if plain {
             value.to_string()
         } else {
-            format!("'{value}'")
+            literal(value)
         };
-        self.conn
-            .query_drop(format!("SET GLOBAL {name} = {value}"))
+        self.query(&format!("SET GLOBAL {name} = {value}"))
             .await
-            .with_context(|| format!("SET GLOBAL {name} = {value}"))
+            .with_context(|| format!("SET GLOBAL {name} = {value}"))?;
+        Ok(())
     }
 
-    async fn close(self) -> Result<()> {
-        Ok(self.conn.disconnect().await?)
-    }
-
-    async fn disk_usage(&mut self) -> Result<DiskUsage> {
-        self.conn
-            .query_drop("ANALYZE TABLE dbcompare_records")
+    /// The table's size after ANALYZE TABLE, and the data directory's beside it.
+    async fn size(&mut self) -> Result<DiskUsage> {
+        self.query("ANALYZE TABLE dbcompare_records")
             .await
             .context(
                 "ANALYZE TABLE, which the size is read after (the user needs SELECT and INSERT \
-                 on the benchmark's table: GRANT ALL ON <database>.* TO <user>)",
+             on the benchmark's table: GRANT ALL ON <database>.* TO <user>)",
             )?;
-        let bytes: Option<u64> = self
-            .conn
-            .query_first(
+        let bytes = self
+            .query(
                 "SELECT CAST(data_length + index_length AS UNSIGNED) FROM information_schema.tables \
                  WHERE table_schema = DATABASE() AND table_name = 'dbcompare_records'",
             )
-            .await?;
-        let mut usage = DiskUsage::bytes(bytes.context("the benchmark table is missing")?);
+            .await?
+            .value()
+            .context("the benchmark table is missing")?;
+        let mut usage = DiskUsage::bytes(
+            bytes
+                .parse()
+                .with_context(|| format!("the table's size is {bytes:?}"))?,
+        );
         if let Some(dir) = &self.data_dir {
             usage.extra.insert(
                 "database directory".to_string(),
@@ -465,6 +382,24 @@ impl Store for MysqlStore {
         }
         Ok(usage)
     }
+}
+
+/// The server that answered, named for what it is, from `@@version` and
+/// `@@version_comment`: `10.11.6-MariaDB-0+deb12u1` is `MariaDB 10.11.6
+/// (10.11.6-MariaDB-0+deb12u1)`; TiDB speaks MySQL's protocol and reports a MySQL version.
+pub fn server_name(version: &str, comment: &str) -> String {
+    let number = version.split('-').next().unwrap_or_default();
+    if let Some((_, tidb)) = version.split_once("-TiDB-") {
+        return format!("TiDB {tidb} (MySQL protocol, reports {number})");
+    }
+    let flavour = if version.contains("MariaDB") {
+        "MariaDB"
+    } else if comment.contains("Percona") {
+        "Percona Server"
+    } else {
+        "MySQL"
+    };
+    format!("{flavour} {number} ({version})")
 }
 
 #[cfg(test)]

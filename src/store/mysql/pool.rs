@@ -7,6 +7,7 @@ use mysql_async::prelude::Queryable;
 use mysql_async::{Conn, Row, TxOpts, Value};
 
 use super::MysqlStore;
+use super::client::MysqlAsync;
 use crate::store::PoolStore;
 use crate::workload::pool::{BenchRow, PoolTest};
 
@@ -93,7 +94,7 @@ async fn insert_rows(conn: &mut Conn, table: &str, rows: &[BenchRow]) -> Result<
     Ok(())
 }
 
-impl PoolStore for MysqlStore {
+impl PoolStore for MysqlStore<MysqlAsync> {
     fn pool_operation(&self, test: PoolTest) -> Option<&'static str> {
         Some(match test {
             PoolTest::LargeResultSet => {
@@ -110,39 +111,48 @@ impl PoolStore for MysqlStore {
     async fn pool_load(&mut self, rows: &[BenchRow]) -> Result<()> {
         let (create, analyze) = POOL_SCHEMA.split_at(3);
         for sql in create {
-            self.conn.query_drop(*sql).await?;
+            self.conn.conn.query_drop(*sql).await?;
         }
-        insert_rows(&mut self.conn, "benchmark_data", rows).await?;
+        insert_rows(&mut self.conn.conn, "benchmark_data", rows).await?;
         for sql in analyze {
-            self.conn.query_drop(*sql).await?;
+            self.conn.conn.query_drop(*sql).await?;
         }
         Ok(())
     }
 
     async fn pool_large(&mut self, max_id: u32) -> Result<Vec<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id <= ? ORDER BY id");
-        super::rows::exec_map(&mut self.conn, sql, (max_id,), max_id as usize, bench_row).await
+        super::rows::exec_map(
+            &mut self.conn.conn,
+            sql,
+            (max_id,),
+            max_id as usize,
+            bench_row,
+        )
+        .await
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
         let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id = ?");
-        let row: Option<Row> = super::rows::exec_first(&mut self.conn, sql, (id,)).await?;
+        let row: Option<Row> = super::rows::exec_first(&mut self.conn.conn, sql, (id,)).await?;
         row.map(bench_row).transpose()
     }
 
     async fn pool_batch_reset(&mut self) -> Result<()> {
         Ok(self
             .conn
+            .conn
             .query_drop("TRUNCATE TABLE benchmark_batch")
             .await?)
     }
 
     async fn pool_batch_insert(&mut self, rows: &[BenchRow]) -> Result<()> {
-        insert_rows(&mut self.conn, "benchmark_batch", rows).await
+        insert_rows(&mut self.conn.conn, "benchmark_batch", rows).await
     }
 
     async fn pool_batch_count(&mut self) -> Result<u64> {
         let n: Option<u64> = self
+            .conn
             .conn
             .query_first("SELECT COUNT(*) FROM benchmark_batch")
             .await?;

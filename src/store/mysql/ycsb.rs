@@ -6,12 +6,13 @@ use anyhow::{Context, Result};
 use mysql_async::prelude::Queryable;
 use mysql_async::{Params, Row, Value};
 
+use super::client::MysqlAsync;
 use super::{MysqlStore, STATEMENT_CACHE};
 use crate::store::sql::{Placeholders, Prepared, YcsbStatements};
 use crate::store::{YcsbFields, YcsbStore, YcsbTable, ycsb_fields};
 use crate::workload::ycsb::OpKind;
 
-impl MysqlStore {
+impl MysqlStore<MysqlAsync> {
     async fn prepare_ycsb(&mut self, table: &YcsbTable) -> Result<()> {
         let text = YcsbStatements::new(table, Placeholders::Question);
         // Every statement, and an update of each field and of all of them.
@@ -24,9 +25,9 @@ impl MysqlStore {
         );
         let mut prepared = Vec::new();
         for sql in text.to_prepare() {
-            prepared.push(self.conn.prep(sql).await?);
+            prepared.push(self.conn.conn.prep(sql).await?);
         }
-        self.ycsb = Some(Prepared::new(text, prepared));
+        self.conn.ycsb = Some(Prepared::new(text, prepared));
         Ok(())
     }
 }
@@ -41,7 +42,7 @@ fn fields_of(row: &Row, first: usize, count: usize, field: Option<u16>) -> Resul
     })
 }
 
-impl YcsbStore for MysqlStore {
+impl YcsbStore for MysqlStore<MysqlAsync> {
     fn ycsb_operation(&self, op: OpKind) -> Option<&'static str> {
         Some(match op {
             OpKind::Read => "SELECT the fields WHERE ycsb_key = ? (prepared)",
@@ -56,10 +57,12 @@ impl YcsbStore for MysqlStore {
         let text = YcsbStatements::new(table, Placeholders::Question);
         let t = &table.name;
         self.conn
+            .conn
             .query_drop(format!("DROP TABLE IF EXISTS {t}"))
             .await
             .context("dropping the YCSB table")?;
         self.conn
+            .conn
             .query_drop(format!(
                 "CREATE TABLE {t} ({}) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 \
                  COLLATE=utf8mb4_bin",
@@ -79,22 +82,24 @@ impl YcsbStore for MysqlStore {
 
     async fn ycsb_insert(&mut self, key: &str, values: &[String]) -> Result<()> {
         let p = self
+            .conn
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
         let mut params = Vec::with_capacity(values.len() + 1);
         params.push(Value::from(key));
         params.extend(values.iter().map(|v| Value::from(v.as_str())));
-        super::rows::exec_drop(&mut self.conn, &p.insert, Params::Positional(params)).await
+        super::rows::exec_drop(&mut self.conn.conn, &p.insert, Params::Positional(params)).await
     }
 
     async fn ycsb_read(&mut self, key: &str, field: Option<u16>) -> Result<Option<YcsbFields>> {
         let p = self
+            .conn
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
         let row: Option<Row> =
-            super::rows::exec_first(&mut self.conn, p.read(field), (key,)).await?;
+            super::rows::exec_first(&mut self.conn.conn, p.read(field), (key,)).await?;
         row.map(|r| fields_of(&r, 0, p.text.fields.len(), field))
             .transpose()
     }
@@ -102,13 +107,14 @@ impl YcsbStore for MysqlStore {
     async fn ycsb_update(&mut self, key: &str, values: &[(u16, String)]) -> Result<()> {
         let fields: Vec<u16> = values.iter().map(|(f, _)| *f).collect();
         let p = self
+            .conn
             .ycsb
             .as_mut()
             .context("the YCSB table is not in use yet")?;
         let statement = match p.update(&fields) {
             Some(prepared) => prepared,
             None => {
-                let prepared = self.conn.prep(p.text.update(&fields)).await?;
+                let prepared = self.conn.conn.prep(p.text.update(&fields)).await?;
                 p.add_update(fields, prepared)
             }
         };
@@ -117,9 +123,12 @@ impl YcsbStore for MysqlStore {
             .map(|(_, v)| Value::from(v.as_str()))
             .collect();
         params.push(Value::from(key));
-        super::rows::exec_drop(&mut self.conn, statement, Params::Positional(params)).await?;
+        super::rows::exec_drop(&mut self.conn.conn, statement, Params::Positional(params)).await?;
         // Rows changed: every update writes a value the record did not hold (a new version).
-        anyhow::ensure!(self.conn.affected_rows() == 1, "no record {key} to update");
+        anyhow::ensure!(
+            self.conn.conn.affected_rows() == 1,
+            "no record {key} to update"
+        );
         Ok(())
     }
 
@@ -130,6 +139,7 @@ impl YcsbStore for MysqlStore {
         field: Option<u16>,
     ) -> Result<Vec<(String, YcsbFields)>> {
         let p = self
+            .conn
             .ycsb
             .as_ref()
             .context("the YCSB table is not in use yet")?;
@@ -137,7 +147,7 @@ impl YcsbStore for MysqlStore {
         // Sized for a scan of up to 1,024 records; a longer one grows as it arrives.
         let expected = count.min(1024) as usize;
         super::rows::exec_map(
-            &mut self.conn,
+            &mut self.conn.conn,
             p.scan(field),
             (start, count),
             expected,
