@@ -107,6 +107,12 @@ impl<D: Decode> Conn<D> {
         }
     }
 
+    /// The protocol's decoder, for a protocol whose decoding follows what was sent (MySQL's
+    /// sequence numbers).
+    pub fn decoder_mut(&mut self) -> &mut D {
+        &mut self.decoder
+    }
+
     /// Writes `bytes` and flushes them, outside any request (a handshake's messages).
     pub async fn write(&mut self, bytes: &[u8]) -> Result<(), D::Error> {
         self.stream.write_all(bytes).await?;
@@ -183,6 +189,11 @@ impl<D: Decode> Request<'_, D> {
     /// Writes `out` and flushes it. An error is the connection's (for [`Request::finish`]).
     pub async fn send(&mut self, out: &[u8]) -> Result<(), D::Error> {
         self.conn.write(out).await
+    }
+
+    /// The protocol's decoder (see [`Conn::decoder_mut`]).
+    pub fn decoder_mut(&mut self) -> &mut D {
+        self.conn.decoder_mut()
     }
 
     /// The answer's next message.

@@ -17,8 +17,12 @@ use super::wire::{MAX_PACKET, Packets, Wire, frame, server_error};
 use crate::store::conn::{self, BoxedStream, Conn};
 use crate::store::tls::Tls;
 
-/// `utf8mb4_general_ci`, the collation asked for at the handshake.
-const UTF8MB4: u8 = 45;
+/// The collation asked for at the handshake, as the handshake's response asks for it
+/// (mysql_common's `HandshakeResponse`): `utf8mb4_general_ci` from MySQL 5.5.3 on, else
+/// `utf8_general_ci`.
+fn collation(version: (u16, u16, u16)) -> u8 {
+    if version >= (5, 5, 3) { 45 } else { 33 }
+}
 
 /// Where and how to connect: the URL's parts the connection uses.
 pub struct Target<'a> {
@@ -84,7 +88,7 @@ async fn open(target: &Target<'_>) -> Result<Wire> {
         None => (Box::pin(conn::tcp(target.host, target.port).await?), false),
     };
     let mut wire = Wire {
-        conn: Conn::new(stream, Packets),
+        conn: Conn::new(stream, Packets::default()),
         out: Vec::new(),
         payload: Vec::new(),
         capabilities: CapabilityFlags::empty(),
@@ -132,11 +136,12 @@ async fn open(target: &Target<'_>) -> Result<Wire> {
         }
         capabilities |= CapabilityFlags::CLIENT_SSL;
         let mut payload = Vec::new();
-        SslRequest::new(capabilities, MAX_PACKET, UTF8MB4)
+        SslRequest::new(capabilities, MAX_PACKET, collation(version))
             .with_mariadb_capabilities(mariadb)
             .serialize(&mut payload);
         wire.out.clear();
         seq = frame(&payload, seq, &mut wire.out);
+        wire.conn.decoder_mut().next = seq;
         wire.conn.write(&wire.out).await?;
         wire.conn = wire.conn.upgrade(target.host, tls).await?;
         secure = true;
@@ -160,14 +165,15 @@ async fn open(target: &Target<'_>) -> Result<Wire> {
     .with_mariadb_ext_capabilities(mariadb)
     .serialize(&mut payload);
     wire.out.clear();
-    frame(&payload, seq, &mut wire.out);
+    wire.conn.decoder_mut().next = frame(&payload, seq, &mut wire.out);
     wire.conn.write(&wire.out).await?;
     let mut switched = false;
     loop {
         let packet = wire.conn.next().await?;
         let reply = |wire: &mut Wire, payload: &[u8]| {
             wire.out.clear();
-            frame(payload, packet.seq.wrapping_add(1), &mut wire.out);
+            wire.conn.decoder_mut().next =
+                frame(payload, packet.seq.wrapping_add(1), &mut wire.out);
         };
         match packet.body.first() {
             Some(0x00) => break,
@@ -209,11 +215,17 @@ async fn open(target: &Target<'_>) -> Result<Wire> {
                         reply(&mut wire, &[0x02]);
                         wire.conn.write(&wire.out).await?;
                         let key = wire.conn.next().await?;
-                        let key_pem = key.body.get(1..).unwrap_or_default();
+                        match key.body.first() {
+                            Some(0x01) => {}
+                            Some(0xFF) => return Err(server_error(&key.body, capabilities)),
+                            _ => bail!("the server answered the request for its key unexpectedly"),
+                        }
+                        let key_pem = &key.body[1..];
                         let encrypted =
                             mysql_common::crypto::encrypt(&scrambled(&password, &nonce), key_pem);
                         wire.out.clear();
-                        frame(&encrypted, key.seq.wrapping_add(1), &mut wire.out);
+                        wire.conn.decoder_mut().next =
+                            frame(&encrypted, key.seq.wrapping_add(1), &mut wire.out);
                     }
                 }
                 _ => bail!("an unexpected step of caching_sha2_password"),

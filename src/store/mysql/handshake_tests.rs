@@ -55,7 +55,7 @@ async fn serve(mut s: impl AsyncRead + AsyncWrite + Unpin, step: Step) -> Vec<Ve
         NONCE[..8].try_into().unwrap(),
         Some(second),
         capabilities,
-        UTF8MB4,
+        collation((8, 4, 3)),
         StatusFlags::empty(),
         Some(&b"caching_sha2_password"[..]),
     )

@@ -76,8 +76,18 @@ impl MysqlStore<Own> {
         let own = &mut self.conn;
         if own.prepared.is_none() {
             let insert = own.wire.prepare(INSERT).await?;
-            let find = own.wire.prepare(FIND).await?;
-            check_columns(&find)?;
+            let find = match own.wire.prepare(FIND).await {
+                Ok(find) => find,
+                Err(e) => {
+                    own.wire.close_statement(insert).await?;
+                    return Err(e);
+                }
+            };
+            if let Err(e) = check_columns(&find) {
+                own.wire.close_statement(insert).await?;
+                own.wire.close_statement(find).await?;
+                return Err(e);
+            }
             own.prepared = Some(Statements { insert, find });
         }
         Ok(own)
@@ -120,20 +130,17 @@ impl Adapter for MysqlStore<Own> {
         };
         let mut wire = handshake::connect(&target, spec.connect_timeout).await?;
         // As the driver does: a loopback URL that prefers the socket goes on over the
-        // server's.
+        // server's, when it can be reached (else over TCP, which the report then names).
         if opts.prefer_socket() && target.socket.is_none() && tls.is_none() && loopback(target.host)
         {
             let socket = wire.query("SELECT @@socket").await?.value();
             if let Some(path) = socket.filter(|p| !p.is_empty()) {
                 target.socket = Some(&path);
-                let over_socket = handshake::connect(&target, spec.connect_timeout).await?;
-                wire.close().await?;
-                wire = over_socket;
+                if let Ok(over_socket) = handshake::connect(&target, spec.connect_timeout).await {
+                    wire.close().await?;
+                    wire = over_socket;
+                }
             }
-        }
-        if let Some(seconds) = opts.wait_timeout() {
-            wire.query(&format!("SET SESSION wait_timeout = {seconds}"))
-                .await?;
         }
         let own = Own {
             wire,
@@ -176,7 +183,10 @@ impl Store for MysqlStore<Own> {
     }
 
     async fn reset(&mut self) -> Result<()> {
-        self.conn.prepared = None;
+        if let Some(Statements { insert, find }) = self.conn.prepared.take() {
+            self.conn.wire.close_statement(insert).await?;
+            self.conn.wire.close_statement(find).await?;
+        }
         self.create_schema().await?;
         self.prepare().await?;
         Ok(())
@@ -236,7 +246,8 @@ impl Store for MysqlStore<Own> {
         let params = [Value::Bytes(unique_id.as_bytes().to_vec())];
         let mut found = None;
         let mut rows = 0;
-        own.wire
+        let done = own
+            .wire
             .execute(find, &params, |body| {
                 rows += 1;
                 if rows == 1 {
@@ -247,6 +258,9 @@ impl Store for MysqlStore<Own> {
             .await?;
         if rows > 1 {
             bail!("{rows} records have unique_id {unique_id}");
+        }
+        if done.is_some() {
+            bail!("the search returned no result set");
         }
         Ok(found)
     }
@@ -320,6 +334,24 @@ mod tests {
         let e = format!("{:#}", store.query("SELECT nosuch").await.unwrap_err());
         assert!(e.contains("ERROR 1054 (42S22): Unknown column"), "{e}");
         assert!(store.find(&records[0].unique_id).await.unwrap().is_some());
+        // A reset closes the statements it prepares again: the server holds two.
+        let held = |table: Table| table.pairs()[0].1.clone();
+        store.reset().await.unwrap();
+        store.reset().await.unwrap();
+        let status = "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'";
+        assert_eq!(held(store.query(status).await.unwrap()), "2");
+        // A column whose type changed under the prepared search is an error, never a value
+        // read by the old type.
+        store.insert(&records[0]).await.unwrap();
+        store
+            .query("ALTER TABLE dbcompare_records MODIFY created_by VARCHAR(20) NOT NULL")
+            .await
+            .unwrap();
+        let e = format!("{:#}", store.find(&records[0].unique_id).await.unwrap_err());
+        assert!(
+            e.contains("not those the statement was prepared with"),
+            "{e}"
+        );
         store.close().await.unwrap();
     }
 }

@@ -64,6 +64,7 @@ pub(super) const MAX_PACKET: u32 = 64 * 1024 * 1024;
 const COM_QUIT: u8 = 0x01;
 const COM_QUERY: u8 = 0x03;
 const COM_STMT_PREPARE: u8 = 0x16;
+const COM_STMT_CLOSE: u8 = 0x19;
 
 /// A statement prepared on the connection.
 #[derive(Debug, Clone)]
@@ -81,13 +82,19 @@ pub struct Done {
 
 /// One packet's payload (several joined, when it was longer than one may be), with the
 /// sequence number of its last.
+#[derive(Debug)]
 pub struct Packet {
     pub(super) seq: u8,
     pub(super) body: BytesMut,
 }
 
 /// The packets of the protocol, joined where one was split.
-pub(super) struct Packets;
+#[derive(Default)]
+pub(super) struct Packets {
+    /// The sequence number the server's next packet must have: a packet out of order is
+    /// the connection's end, never read as the answer.
+    pub(super) next: u8,
+}
 
 impl Decode for Packets {
     type Frame = Packet;
@@ -95,22 +102,32 @@ impl Decode for Packets {
 
     fn decode(&mut self, input: &mut BytesMut) -> Result<Option<Packet>> {
         // The lengths of the pieces, up to and with the first that is not full.
-        let (mut at, mut total) = (0, 0);
+        let (mut at, mut total, mut piece) = (0, 0, 0u8);
         loop {
             let Some(header) = input.get(at..at + 4) else {
                 return Ok(None);
             };
             let len =
                 usize::from(header[0]) | usize::from(header[1]) << 8 | usize::from(header[2]) << 16;
+            let expected = self.next.wrapping_add(piece);
+            if header[3] != expected {
+                bail!(
+                    "a packet out of order (sequence number {} where {expected} was due): the \
+                     connection is out of step with the server",
+                    header[3]
+                );
+            }
             if input.len() < at + 4 + len {
                 return Ok(None);
             }
             at += 4 + len;
             total += len;
+            piece = piece.wrapping_add(1);
             if len < MAX_PAYLOAD {
                 break;
             }
         }
+        self.next = self.next.wrapping_add(piece);
         let mut pieces = input.split_to(at);
         if at == total + 4 {
             // One piece: its payload as it is.
@@ -189,7 +206,7 @@ impl Wire {
         self.payload.extend_from_slice(sql.as_bytes());
         let mut table = Table::default();
         let Table { columns, rows } = &mut table;
-        self.exchange(Some(columns), |body| {
+        self.exchange(Definitions::Names(columns), |body| {
             rows.push(text_row(body)?);
             Ok(())
         })
@@ -264,7 +281,18 @@ impl Wire {
         }
         self.payload.clear();
         request.serialize(&mut self.payload);
-        self.exchange(None, row).await
+        self.exchange(Definitions::Check(&statement.columns), row)
+            .await
+    }
+
+    /// Closes `statement` on the server (COM_STMT_CLOSE, which has no answer).
+    pub async fn close_statement(&mut self, statement: Statement) -> Result<()> {
+        self.payload.clear();
+        self.payload.push(COM_STMT_CLOSE);
+        self.payload.extend_from_slice(&statement.id.to_le_bytes());
+        let mut request = self.conn.begin()?;
+        let sent = send(&mut request, &self.payload, &mut self.out).await;
+        request.finish(sent)
     }
 
     /// Says goodbye (COM_QUIT) and closes the socket.
@@ -279,7 +307,7 @@ impl Wire {
     /// the answer is read: the connection stays usable.
     async fn exchange(
         &mut self,
-        mut names: Option<&mut Vec<String>>,
+        mut definitions: Definitions<'_>,
         mut row: impl FnMut(&[u8]) -> Result<()>,
     ) -> Result<Option<Done>> {
         let (capabilities, mariadb) = (self.capabilities, self.mariadb);
@@ -313,8 +341,9 @@ impl Wire {
                         bail!("the server asks for a local file, which dbcompare never sends")
                     }
                     _ => {
-                        let names = names.as_deref_mut();
-                        read_result(&mut request, &first, capabilities, mariadb, names, |body| {
+                        let definitions = definitions.reborrow();
+                        let (at, on) = (&first, (capabilities, mariadb));
+                        read_result(&mut request, at, on, definitions, |body| {
                             if failed.is_none()
                                 && let Err(e) = row(body)
                             {
@@ -365,7 +394,7 @@ pub(super) fn frame(payload: &[u8], mut seq: u8, out: &mut Vec<u8>) -> u8 {
 /// Sends a command's `payload` as a new exchange (sequence numbers from 0).
 async fn send(request: &mut Request<'_, Packets>, payload: &[u8], out: &mut Vec<u8>) -> Result<()> {
     out.clear();
-    frame(payload, 0, out);
+    request.decoder_mut().next = frame(payload, 0, out);
     match request.send(out).await {
         Ok(()) => Ok(()),
         Err(e) => Err(last_words(request, e).await),
@@ -390,34 +419,68 @@ fn terminates(body: &[u8]) -> bool {
     body.first() == Some(&0xFE) && body.len() < MAX_PAYLOAD
 }
 
+/// What a result's column definitions are read for.
+enum Definitions<'a> {
+    /// A text query's: the first result's names, kept.
+    Names(&'a mut Vec<String>),
+    /// A prepared statement's: the types PREPARE gave, which its rows are decoded by.
+    Check(&'a [Column]),
+}
+
+impl Definitions<'_> {
+    fn reborrow(&mut self) -> Definitions<'_> {
+        match self {
+            Definitions::Names(names) => Definitions::Names(names),
+            Definitions::Check(columns) => Definitions::Check(columns),
+        }
+    }
+}
+
 /// Reads a result set whose first packet (its column count) is `first`: its column
-/// definitions (unless the server skips them; their names to `names` when given), then
-/// each row to `row`, up to its end.
-/// The status flags that ended it, or the error the server sent in its middle.
+/// definitions (unless the server skips them), then each row to `row`, up to its end.
+/// The status flags that ended it, or the error the server sent in its middle; a prepared
+/// statement's result whose columns are not those PREPARE gave is an error, its rows left
+/// unread by `row`.
 async fn read_result(
     request: &mut Request<'_, Packets>,
     first: &Packet,
-    capabilities: CapabilityFlags,
-    mariadb: MariadbCapabilities,
-    mut names: Option<&mut Vec<String>>,
+    (capabilities, mariadb): (CapabilityFlags, MariadbCapabilities),
+    mut definitions: Definitions<'_>,
     mut row: impl FnMut(&[u8]),
 ) -> Result<Result<StatusFlags>> {
     let mut head = ParseBuf(&first.body);
-    let columns = head
+    let count = head
         .checked_eat_lenenc_int()
         .context("a malformed column count")?;
+    let mut changed = match &definitions {
+        Definitions::Check(columns) => count != columns.len() as u64,
+        Definitions::Names(_) => false,
+    };
     // MariaDB's cached metadata: a byte says whether the definitions follow.
-    let definitions = !(mariadb.contains(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA)
+    let sent = !(mariadb.contains(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA)
         && head.0.first() == Some(&0x00));
     let eof = !capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF);
-    if definitions {
-        for _ in 0..columns {
+    if sent {
+        let keep_names = matches!(&definitions, Definitions::Names(names) if names.is_empty());
+        for i in 0..count {
             let packet = request.next().await?;
-            if let Some(names) = names.as_deref_mut() {
-                let column = ParseBuf(&packet.body)
+            let column = || {
+                ParseBuf(&packet.body)
                     .parse::<Column>(())
-                    .context("a malformed column definition")?;
-                names.push(column.name_str().into_owned());
+                    .context("a malformed column definition")
+            };
+            match &mut definitions {
+                Definitions::Names(names) if keep_names => {
+                    names.push(column()?.name_str().into_owned());
+                }
+                Definitions::Names(_) => {}
+                Definitions::Check(columns) => {
+                    let sent = column()?.column_type();
+                    let prepared = usize::try_from(i).ok().and_then(|i| columns.get(i));
+                    if prepared.is_none_or(|c| c.column_type() != sent) {
+                        changed = true;
+                    }
+                }
             }
         }
         if eof {
@@ -438,8 +501,15 @@ async fn read_result(
                         .map(OkPacketDeserializer::into_inner)
                 };
                 let flags = ok.context("a malformed end of a result")?.status_flags();
+                if changed {
+                    return Ok(Err(anyhow!(
+                        "the result's columns are not those the statement was prepared with \
+                         (the table changed): prepare it again"
+                    )));
+                }
                 return Ok(Ok(flags));
             }
+            _ if changed => {}
             _ => row(&packet.body),
         }
     }

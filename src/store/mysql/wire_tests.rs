@@ -12,16 +12,42 @@ fn a_packet_is_decoded_once_whole_and_not_before() {
     let whole = framed(b"hello", 3);
     for cut in 0..whole.len() {
         let mut part = BytesMut::from(&whole[..cut]);
-        assert!(Packets.decode(&mut part).unwrap().is_none(), "cut at {cut}");
+        let mut packets = Packets { next: 3 };
+        assert!(packets.decode(&mut part).unwrap().is_none(), "cut at {cut}");
         assert_eq!(part.len(), cut, "nothing is taken off a part");
     }
     let mut input = whole.clone();
     input.extend_from_slice(&framed(b"next", 4));
-    let packet = Packets.decode(&mut input).unwrap().unwrap();
+    let mut packets = Packets { next: 3 };
+    let packet = packets.decode(&mut input).unwrap().unwrap();
     assert_eq!((packet.seq, &packet.body[..]), (3, &b"hello"[..]));
-    let packet = Packets.decode(&mut input).unwrap().unwrap();
+    let packet = packets.decode(&mut input).unwrap().unwrap();
     assert_eq!((packet.seq, &packet.body[..]), (4, &b"next"[..]));
     assert!(input.is_empty());
+    assert_eq!(packets.next, 5);
+}
+
+#[test]
+fn a_packet_out_of_order_is_the_connections_end() {
+    // A packet left over from an earlier exchange, or one the server sent unasked.
+    let mut input = framed(b"stray", 2);
+    let e = Packets { next: 1 }
+        .decode(&mut input)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("out of order (sequence number 2 where 1 was due)"),
+        "{e}"
+    );
+    // The second piece of a split payload must follow the first.
+    let mut out = Vec::new();
+    frame(&vec![0; MAX_PAYLOAD], 0, &mut out);
+    out[MAX_PAYLOAD + 4 + 3] = 5;
+    let e = Packets::default()
+        .decode(&mut BytesMut::from(&out[..]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("sequence number 5 where 1 was due"), "{e}");
 }
 
 #[test]
@@ -40,7 +66,9 @@ fn a_payload_longer_than_a_packet_is_split_and_joined_again() {
         assert_eq!(usize::from(next), packets, "{len}");
         assert_eq!(out.len(), len + 4 * packets, "{len}");
         let mut input = BytesMut::from(&out[..]);
-        let packet = Packets.decode(&mut input).unwrap().unwrap();
+        let mut decoder = Packets::default();
+        let packet = decoder.decode(&mut input).unwrap().unwrap();
+        assert_eq!(decoder.next, next);
         assert_eq!(packet.body.len(), len);
         assert!(packet.body[..] == payload[..], "{len}: the payload changed");
         assert_eq!(usize::from(packet.seq), packets - 1);
