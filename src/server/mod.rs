@@ -161,6 +161,22 @@ pub fn start(
     start_variant(kind, installation, &Variant::plain(durability), dirs, serve)
 }
 
+/// A throw-away server of `kind` for a unit test, relaxed, in a temporary directory; a
+/// server that is not installed fails the test with how to install it.
+#[cfg(test)]
+pub fn throwaway(kind: StoreKind, serve: Serve) -> LocalServer {
+    let installation = find(kind)
+        .unwrap_or_else(|| panic!("no {kind} server is installed: {}", install_hint(kind)));
+    start(
+        kind,
+        &installation,
+        Durability::Relaxed,
+        &DataDirs::temporary(),
+        serve,
+    )
+    .unwrap_or_else(|e| panic!("starting a local {kind} server: {e:#}"))
+}
+
 /// [`start`] for a variant: its durability mode, and its configuration file and settings
 /// after `configs/`'s (see each launcher for how its server takes them).
 pub fn start_variant(

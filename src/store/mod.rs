@@ -481,6 +481,18 @@ pub struct ConnectSpec {
 }
 
 impl ConnectSpec {
+    /// How a unit test connects to its throw-away server of `kind` at `url`.
+    #[cfg(test)]
+    pub fn for_test(kind: StoreKind, url: &str) -> ConnectSpec {
+        ConnectSpec {
+            url: Some(StoreUrl::parse(kind, url).expect("a throw-away server's URL")),
+            data_dir: None,
+            durability: Durability::Relaxed,
+            connect_timeout: Duration::from_secs(10),
+            options: Default::default(),
+        }
+    }
+
     /// The server URL a server store connects to.
     pub fn server_url(&self, kind: StoreKind) -> Result<&StoreUrl> {
         self.url

@@ -286,31 +286,14 @@ impl Store for MysqlStore<Own> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Durability;
     use crate::server;
-    use crate::store::url::StoreUrl;
 
     /// A refused insert ends its transaction: the connection goes on inserting and finding,
     /// and nothing of the refused record is left; every column comes back as it went in.
     #[tokio::test]
     async fn a_refused_insert_leaves_the_connection_usable() {
-        let installation = server::find(StoreKind::Mysql)
-            .expect("no MariaDB server is installed: run 'provisioning/install.sh mysql'");
-        let local = server::start(
-            StoreKind::Mysql,
-            &installation,
-            Durability::Relaxed,
-            &server::DataDirs::temporary(),
-            server::Serve::default(),
-        )
-        .expect("starting a local MariaDB server");
-        let spec = ConnectSpec {
-            url: Some(StoreUrl::parse(StoreKind::Mysql, &local.url()).unwrap()),
-            data_dir: None,
-            durability: Durability::Relaxed,
-            connect_timeout: std::time::Duration::from_secs(10),
-            options: Default::default(),
-        };
+        let local = server::throwaway(StoreKind::Mysql, server::Serve::default());
+        let spec = ConnectSpec::for_test(StoreKind::Mysql, &local.url());
         let mut store = MysqlStore::<Own>::connect(&spec).await.unwrap();
         store.reset().await.unwrap();
         let records = crate::workload::record::generate(7, &"micro".parse().unwrap(), 1);

@@ -188,31 +188,15 @@ impl Store for PostgresStore<Own> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Durability, StoreKind};
+    use crate::catalog::StoreKind;
     use crate::server;
-    use crate::store::url::StoreUrl;
 
     /// A refused insert ends its transaction: the connection goes on inserting and finding,
     /// and nothing of the refused record is left.
     #[tokio::test]
     async fn a_refused_insert_leaves_the_connection_usable() {
-        let installation = server::find(StoreKind::Postgres)
-            .expect("no PostgreSQL server is installed: run 'provisioning/install.sh postgres'");
-        let local = server::start(
-            StoreKind::Postgres,
-            &installation,
-            Durability::Relaxed,
-            &server::DataDirs::temporary(),
-            server::Serve::default(),
-        )
-        .expect("starting a local PostgreSQL server");
-        let spec = ConnectSpec {
-            url: Some(StoreUrl::parse(StoreKind::Postgres, &local.url()).unwrap()),
-            data_dir: None,
-            durability: Durability::Relaxed,
-            connect_timeout: std::time::Duration::from_secs(10),
-            options: Default::default(),
-        };
+        let local = server::throwaway(StoreKind::Postgres, server::Serve::default());
+        let spec = ConnectSpec::for_test(StoreKind::Postgres, &local.url());
         let mut store = PostgresStore::<Own>::connect(&spec).await.unwrap();
         store.reset().await.unwrap();
         let records = crate::workload::record::generate(7, &"micro".parse().unwrap(), 1);

@@ -2,23 +2,14 @@
 //! server, and on messages made as the server writes them.
 
 use super::*;
-use crate::catalog::{Durability, StoreKind};
+use crate::catalog::StoreKind;
 use crate::server;
 use bytes::BufMut;
 use std::str::FromStr;
 
 /// A throw-away PostgreSQL (installed by provisioning/install.sh: a missing one fails).
 fn postgres() -> server::LocalServer {
-    let installation = server::find(StoreKind::Postgres)
-        .expect("no PostgreSQL server is installed: run 'provisioning/install.sh postgres'");
-    server::start(
-        StoreKind::Postgres,
-        &installation,
-        Durability::Relaxed,
-        &server::DataDirs::temporary(),
-        server::Serve::default(),
-    )
-    .expect("starting a local PostgreSQL server")
+    server::throwaway(StoreKind::Postgres, server::Serve::default())
 }
 
 async fn connect(url: &str) -> Result<Wire> {

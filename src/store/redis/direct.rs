@@ -191,7 +191,7 @@ impl ConnectionLike for Direct {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::{Durability, StoreKind};
+    use crate::catalog::StoreKind;
     use crate::server;
 
     /// A throw-away Redis (installed by provisioning/install.sh: a missing one fails).
@@ -200,16 +200,7 @@ mod tests {
     }
 
     fn redis_serving(serve: server::Serve) -> server::LocalServer {
-        let installation = server::find(StoreKind::Redis)
-            .expect("no redis server is installed: run 'provisioning/install.sh redis'");
-        server::start(
-            StoreKind::Redis,
-            &installation,
-            Durability::Relaxed,
-            &server::DataDirs::temporary(),
-            serve,
-        )
-        .expect("starting a local redis server")
+        server::throwaway(StoreKind::Redis, serve)
     }
 
     async fn connect(server: &server::LocalServer) -> Direct {
