@@ -3,10 +3,12 @@
 # cold (an empty target directory, the crates already downloaded: the download is timed on
 # its own first), and its client CPU per search is then compared side by side with the
 # first candidate's, with bench/ab.sh on each store. Prints per candidate the build's wall
-# time and CPU time (user + system), then the ab.sh figures.
+# time and CPU time (user + system), and the serial tail's two steps (dbcompare's library,
+# then the final link with its whole-program optimisation, from cargo's --timings report,
+# kept beside each binary), then the ab.sh figures.
 #   bench/build.sh                         # every candidate below
 #   CANDIDATES="fat thin" bench/build.sh   # some of them
-# Settings: CANDIDATES, STORES (sqlite postgres mysql redis), PAIRS (4, per store),
+# Settings: CANDIDATES, STORES (sqlite postgres mysql redis; empty: the builds alone), PAIRS (4, per store),
 # KEEP (a directory to keep each candidate's binary in, as KEEP/NAME).
 # The wall time is the machine's: on a shared machine, read the CPU time beside it.
 set -euo pipefail
@@ -14,13 +16,17 @@ cd "$(dirname "$0")/.."
 
 # name -> the `--config` overrides of [profile.release] that make it.
 declare -A profile=(
-  [fat]='profile.release.lto="fat" profile.release.codegen-units=1'
-  [thin]='profile.release.lto="thin" profile.release.codegen-units=16'
-  [thin8]='profile.release.lto="thin" profile.release.codegen-units=8'
-  [off]='profile.release.lto=false profile.release.codegen-units=16'  # the quick profile
+  [fat]='profile.release.lto="fat" profile.release.codegen-units=1 profile.release.package.dbcompare.codegen-units=1'
+  # fat LTO, dbcompare's own crate optimised before the link in 2 or 4 units (both cores)
+  [own2]='profile.release.lto="fat" profile.release.codegen-units=1 profile.release.package.dbcompare.codegen-units=2'
+  [own4]='profile.release.lto="fat" profile.release.codegen-units=1 profile.release.package.dbcompare.codegen-units=4'
+  [thin]='profile.release.lto="thin" profile.release.codegen-units=16 profile.release.package.dbcompare.codegen-units=16'
+  [thin8]='profile.release.lto="thin" profile.release.codegen-units=8 profile.release.package.dbcompare.codegen-units=8'
+  # the quick profile
+  [off]='profile.release.lto=false profile.release.codegen-units=16 profile.release.package.dbcompare.codegen-units=16'
 )
-read -r -a candidates <<< "${CANDIDATES:-fat thin off}"
-read -r -a stores <<< "${STORES:-sqlite postgres mysql redis}"
+read -r -a candidates <<< "${CANDIDATES:-fat own2 off}"
+read -r -a stores <<< "${STORES-sqlite postgres mysql redis}"
 for name in "${candidates[@]}"; do
   [ -n "${profile[$name]:-}" ] || { echo "unknown candidate $name (${!profile[*]})" >&2; exit 2; }
 done
@@ -35,16 +41,28 @@ cargo fetch --locked --quiet
 echo "download: $(python3 -c "import time; print(f'{time.time() - $start:.0f} s')")"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "rustc: $(rustc --version)"
-printf '%-8s %10s %12s\n' candidate "wall (s)" "CPU (s)"
+printf '%-8s %10s %12s %10s %10s\n' candidate "wall (s)" "CPU (s)" "lib (s)" "link (s)"
 for name in "${candidates[@]}"; do
   config=()
   for c in ${profile[$name]}; do config+=(--config "$c"); done
   target="$builds/target-$name"
   /usr/bin/time -f '%e %U %S' -o "$builds/$name.time" \
-    env CARGO_TARGET_DIR="$target" cargo build --release --locked --quiet "${config[@]}"
+    env CARGO_TARGET_DIR="$target" cargo build --release --locked --quiet --timings "${config[@]}"
   read -r wall user sys < "$builds/$name.time"
-  printf '%-8s %10.0f %12.0f\n' "$name" "$wall" "$(python3 -c "print($user + $sys)")"
+  # The serial tail: dbcompare's own crate, then the final link (whole-program optimisation).
+  tail=$(python3 - "$target/cargo-timings/cargo-timing.html" <<'PY'
+import json, re, sys
+units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);", open(sys.argv[1]).read(), re.S).group(1))
+ours = [u for u in units if u["name"] == "dbcompare" and "build-script" not in u["target"]]
+lib = sum(u["duration"] for u in ours if not u["target"].strip())
+link = sum(u["duration"] for u in ours if "bin" in u["target"])
+print(f"{lib:.0f} {link:.0f}")
+PY
+)
+  read -r lib link <<< "$tail"
+  printf '%-8s %10.0f %12.0f %10s %10s\n' "$name" "$wall" "$(python3 -c "print($user + $sys)")" "$lib" "$link"
   cp "$target/release/dbcompare" "$keep/$name"
+  cp "$target/cargo-timings/cargo-timing.html" "$keep/$name.timings.html"
   rm -rf "$target"
 done
 
