@@ -39,7 +39,7 @@ ours() { # $1 = loops, $2 = repetition
   kill -TERM "$sampler" 2>/dev/null || true
   wait "$sampler" || true
   local rate
-  rate=$(python3 -c "import json, sys; s = json.load(open(sys.argv[1]))['stores'][0]; print(next(p['ops_per_s'] for p in s['phases'] if p['kind'] == 'search'))" "$work/o-$1-$2/run.json")
+  rate=$(search_rate "$work/o-$1-$2/run.json")
   line "dbcompare, $1 loop(s)" "$2" "$rate"
 }
 theirs() { # $1 = repetition

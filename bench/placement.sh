@@ -40,7 +40,7 @@ theirs() {
 ours() {
   "${pin[@]}" "$bin" run --store redis --url "redis=$url" --sizes small --searches-per-insert 10 \
     --warmup-runs 0 --runs 1 --concurrency 1 --quiet --out "$work/ours-$placement-$rep"
-  python3 -c "import json, sys; s = json.load(open(sys.argv[1]))['stores'][0]; print(next(p['ops_per_s'] for p in s['phases'] if p['kind'] == 'search'))" "$work/ours-$placement-$rep/run.json"
+  search_rate "$work/ours-$placement-$rep/run.json"
 }
 least() { WAIT=$1 "${pin[@]}" "$bare" "$port" key:__rand_int__ 100000 "$pw" | cut -d' ' -f1; }
 for placement in one-core two-cores scheduler; do

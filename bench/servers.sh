@@ -48,6 +48,13 @@ use_server() { # $1 = store: sets url to $URL, or to a throw-away server of the 
   fi
 }
 
+search_rate() { # $1 = a run.json: prints its first store's search phase's operations per second
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["stores"][0]
+assert s["status"] == "ok", s.get("error")
+print(next(p["ops_per_s"] for p in s["phases"] if p["kind"] == "search"))' "$1"
+}
+
 search_figures() { # $1 = store, $2 = URL (empty for SQLite), $3 = concurrency, $4 = event loops: prints
   # "dbcompare OPS/S CPU-US/OP" of the classic SEARCH small phase (10 searches per record,
   # after one warm-up run) on that server
