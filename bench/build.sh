@@ -8,8 +8,10 @@
 # kept beside each binary), then the ab.sh figures.
 #   bench/build.sh                         # every candidate below
 #   CANDIDATES="fat thin" bench/build.sh   # some of them
+#   FEATURES=all-stores bench/build.sh     # with the stores that run only by URL too
 # Settings: CANDIDATES, STORES (sqlite postgres mysql redis; empty: the builds alone), PAIRS (4, per store),
-# KEEP (a directory to keep each candidate's binary in, as KEEP/NAME).
+# KEEP (a directory to keep each candidate's binary in, as KEEP/NAME), FEATURES (cargo
+# features, as `--features` takes them; none: the default build a newcomer gets).
 # The wall time is the machine's: on a shared machine, read the CPU time beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +24,7 @@ declare -A profile=(
   [own4]='profile.release.lto="fat" profile.release.codegen-units=1 profile.release.package.dbcompare.codegen-units=4'
   [thin]='profile.release.lto="thin" profile.release.codegen-units=16 profile.release.package.dbcompare.codegen-units=16'
   [thin8]='profile.release.lto="thin" profile.release.codegen-units=8 profile.release.package.dbcompare.codegen-units=8'
-  # the quick profile
+  # no whole-program optimisation
   [off]='profile.release.lto=false profile.release.codegen-units=16 profile.release.package.dbcompare.codegen-units=16'
 )
 read -r -a candidates <<< "${CANDIDATES:-fat own2 off}"
@@ -41,13 +43,16 @@ cargo fetch --locked --quiet
 echo "download: $(python3 -c "import time; print(f'{time.time() - $start:.0f} s')")"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "rustc: $(rustc --version)"
+echo "features: ${FEATURES:-(default)}"
+features=()
+[ -z "${FEATURES:-}" ] || features=(--features "$FEATURES")
 printf '%-8s %10s %12s %10s %10s\n' candidate "wall (s)" "CPU (s)" "lib (s)" "link (s)"
 for name in "${candidates[@]}"; do
   config=()
   for c in ${profile[$name]}; do config+=(--config "$c"); done
   target="$builds/target-$name"
   /usr/bin/time -f '%e %U %S' -o "$builds/$name.time" \
-    env CARGO_TARGET_DIR="$target" cargo build --release --locked --quiet --timings "${config[@]}"
+    env CARGO_TARGET_DIR="$target" cargo build --release --locked --quiet --timings "${config[@]}" "${features[@]}"
   read -r wall user sys < "$builds/$name.time"
   # The serial tail: dbcompare's own crate, then the final link (whole-program optimisation).
   tail=$(python3 - "$target/cargo-timings/cargo-timing.html" <<'PY'

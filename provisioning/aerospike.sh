@@ -37,3 +37,4 @@ tar -xzf "$work/aerospike.tgz" -C "$work"
 
 echo "Aerospike is running. Benchmark it with:"
 echo "  export DBCOMPARE_AEROSPIKE_URL=aerospike://127.0.0.1:3000/test2"
+echo "  cargo run --release --features aerospike -- --store aerospike   # built with its feature"

@@ -42,3 +42,4 @@ for _ in $(seq 1 120); do curl -fs http://127.0.0.1:8091/ui/index.html >/dev/nul
 
 echo "Couchbase is running. Benchmark it with:"
 echo "  export DBCOMPARE_COUCHBASE_URL='couchbase://$user:PASSWORD@127.0.0.1/dbcompare'"
+echo "  cargo run --release --features couchbase -- --store couchbase   # built with its feature"

@@ -42,3 +42,4 @@ mongosh --quiet --eval 'try { rs.status() } catch (e) { rs.initiate({_id: "rs0",
 
 echo "MongoDB is running. Benchmark it with:"
 echo "  export DBCOMPARE_MONGODB_URL='mongodb://127.0.0.1:27017/dbcompare?replicaSet=rs0'"
+echo "  cargo run --release --features mongodb -- --store mongodb   # built with its feature"

@@ -8,7 +8,7 @@ use crate::catalog::{StoreKind, StoreOptions, Suite};
 use crate::cli::ServerArgs;
 use crate::error::UsageError;
 use crate::server::{self, Installation};
-use crate::store::registry::parse_url;
+use crate::store::registry::{built, not_built, parse_url};
 use crate::store::url::{StoreUrl, mask_userinfo};
 use crate::variant::{StoreId, Variant};
 
@@ -74,7 +74,12 @@ pub fn resolve_urls(
     env: Env<'_>,
 ) -> Result<BTreeMap<StoreId, StoreUrl>, UsageError> {
     let mut urls = BTreeMap::new();
-    for &kind in StoreKind::all().iter().filter(|k| !k.is_embedded()) {
+    // A variable for a store this build lacks is not an error: the store is reported as not
+    // built when it is asked for (a `--url` for it is refused).
+    for &kind in StoreKind::all()
+        .iter()
+        .filter(|&&k| !k.is_embedded() && built(k))
+    {
         if let Some(raw) = env(&kind.url_env()) {
             let url = parse_url(kind, &raw)
                 .map_err(|e| UsageError::new(format!("{} (from {})", e.0, kind.url_env())))?;
@@ -110,6 +115,9 @@ pub fn resolve_urls(
 /// Where `id` runs, given the URLs (its own, else its kind's) and the installed servers.
 pub fn target(id: &StoreId, urls: &BTreeMap<StoreId, StoreUrl>, locate: Locate<'_>) -> Target {
     let kind = id.kind;
+    if !built(kind) {
+        return Target::Unavailable(not_built(kind).0);
+    }
     if kind.is_embedded() {
         return Target::Embedded;
     }

@@ -42,9 +42,34 @@ fn all_keeps_unavailable_stores_to_skip_them() {
             .target
     };
     assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
+    // Without a URL, or (in a build without it) without its cargo feature.
+    let fix = if cfg!(feature = "mongodb") {
+        "DBCOMPARE_MONGODB_URL"
+    } else {
+        "--features mongodb"
+    };
     assert!(
-        matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains("DBCOMPARE_MONGODB_URL"))
+        matches!(of(StoreKind::Mongodb), Target::Unavailable(why) if why.contains(fix)),
+        "{:?}",
+        of(StoreKind::Mongodb)
     );
+}
+
+/// In a build without Couchbase: naming it, or giving its URL, is a usage error that says
+/// how to build it; its variable in the environment stops nothing else
+/// (`cargo test --lib` without features runs this).
+#[cfg(not(feature = "couchbase"))]
+#[test]
+fn a_store_not_built_is_refused_by_name_and_by_url_and_its_variable_ignored() {
+    let e = RunPlan::resolve(&args(&["--store", "couchbase"]), &no_env, &installed).unwrap_err();
+    assert!(e.0.contains("--features couchbase"), "{e}");
+    let url = ["--store", "redis", "--url", "couchbase=couchbase://h/b"];
+    let e = RunPlan::resolve(&args(&url), &no_env, &installed).unwrap_err();
+    assert!(e.0.contains("--features couchbase"), "{e}");
+    let env =
+        |name: &str| (name == "DBCOMPARE_COUCHBASE_URL").then(|| "couchbase://u:p@h/b".to_string());
+    let plan = RunPlan::resolve(&args(&["--store", "redis"]), &env, &installed).unwrap();
+    assert!(matches!(plan.stores[0].target, Target::Local(_)));
 }
 
 #[test]

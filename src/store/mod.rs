@@ -31,8 +31,13 @@ pub mod sql;
 pub mod tls;
 pub mod url;
 
+// The stores that run only against a server given by URL are cargo features (Cargo.toml);
+// a build without one says so when it is asked for (`registry::built`).
+#[cfg(feature = "aerospike")]
 pub mod aerospike;
+#[cfg(feature = "couchbase")]
 pub mod couchbase;
+#[cfg(feature = "mongodb")]
 pub mod mongodb;
 pub mod mysql;
 pub mod postgres;
