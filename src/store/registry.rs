@@ -67,12 +67,13 @@ impl StoreKind {
     }
 }
 
-/// Why `kind` cannot run in this build, and how to build it: the stores that run only by
-/// URL are cargo features named as the stores are.
+/// Why `kind` cannot run in this build, and how to build it in (the stores that run only by
+/// URL are cargo features named as the stores are); it follows the store's name wherever it
+/// is shown.
 pub fn not_built(kind: StoreKind) -> UsageError {
     UsageError::new(format!(
-        "{kind} is not in this build of dbcompare: build it with `cargo build --release \
-         --features {kind}` (or `--features all-stores`)"
+        "not in this build: `cargo build --release --features {kind}` adds it \
+         (`--features all-stores`: every store)"
     ))
 }
 
@@ -80,7 +81,7 @@ pub fn not_built(kind: StoreKind) -> UsageError {
 /// store's driver will read it; the error never shows the password.
 pub fn parse_url(kind: StoreKind, raw: &str) -> Result<StoreUrl, UsageError> {
     if !built(kind) {
-        return Err(not_built(kind));
+        return Err(bad_url(kind, not_built(kind).0));
     }
     let url = StoreUrl::parse(kind, raw)?;
     check_url(kind, raw).map_err(|e| {
@@ -314,7 +315,7 @@ mod tests {
     #[test]
     fn a_store_not_built_names_the_feature_that_builds_it() {
         let e = not_built(StoreKind::Couchbase);
-        assert!(e.0.contains("--features couchbase`"), "{e}");
+        assert!(e.0.contains("--features couchbase` adds it"), "{e}");
         assert!(e.0.contains("--features all-stores"), "{e}");
     }
 
@@ -326,6 +327,7 @@ mod tests {
         let e = parse_url(StoreKind::Mongodb, "mongodb://h:27017/db").unwrap_err();
         assert!(e.0.contains("--features mongodb"), "{e}");
         let spec = ConnectSpec::for_test(StoreKind::Mongodb, "mongodb://127.0.0.1:9/db");
+        assert!(e.0.starts_with("--url mongodb=...: not in this build"), "{e}");
         let Err(e) = StoreKind::Mongodb.connect(&spec).await else {
             panic!("connected to a store that is not built");
         };
