@@ -6,12 +6,17 @@
 # server's cores, the client's and the machine's idle ones; with the rate beside them, the
 # server's CPU per query. Prints one line per repetition and side.
 # Settings: RUNS (3), LOOPS (dbcompare's --client-threads to try, "1 8"), SECONDS_PER_RUN
-# (sysbench's, 8), BIN (a dbcompare binary instead of this checkout's release build).
+# (sysbench's, 8), BIN (a dbcompare binary instead of this checkout's release build), SIZE
+# (the classic size whose table both search, small; micro: 100 records, so that the records
+# dbcompare checks answers against fit in a core's cache; each run is 600,000 searches).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-3}
 read -r -a loops <<< "${LOOPS:-1 8}"
 seconds=${SECONDS_PER_RUN:-8}
+size=${SIZE:-small}
+case $size in micro) records=100 ;; tiny) records=1000 ;; small) records=10000 ;;
+  *) echo "SIZE: micro, tiny or small" >&2; exit 2 ;; esac
 # shellcheck source=bench/servers.sh
 source bench/servers.sh
 provisioning/install.sh mysql
@@ -27,14 +32,16 @@ port=${url##*:}; port=${port%%/*}
 sleep 1
 server=$(pgrep -n -P "${pids[0]}" || pgrep -n 'mariadbd|mysqld')
 sb=(sysbench bench/same_query.lua --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port"
-    --mysql-user=root --mysql-password="$pw" --mysql-db=dbcompare --threads=8)
-# The table the same query reads: a classic run at size small leaves it.
-"$work/dbc-client" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 1 \
+    --mysql-user=root --mysql-password="$pw" --mysql-db=dbcompare --threads=8
+    --size="$size" --records="$records")
+# The table the same query reads: a classic run at that size leaves it.
+"$work/dbc-client" run --store mysql --url "mysql=$url" --sizes "$size" --searches-per-insert 1 \
   --warmup-runs 0 --runs 1 --concurrency 8 --quiet --out "$work/table"
 
 ours() { # $1 = loops, $2 = repetition
   python3 bench/cores.py 30 "$server" dbc-client > "$work/cores" & local sampler=$!
-  "$work/dbc-client" run --store mysql --url "mysql=$url" --sizes small --searches-per-insert 60 \
+  "$work/dbc-client" run --store mysql --url "mysql=$url" --sizes "$size" \
+    --searches-per-insert $((600000 / records)) \
     --warmup-runs 0 --runs 1 --concurrency 8 --client-threads "$1" --quiet --out "$work/o-$1-$2"
   kill -TERM "$sampler" 2>/dev/null || true
   wait "$sampler" || true

@@ -1,8 +1,9 @@
 #!/usr/bin/env sysbench
 -- dbcompare's classic search run by sysbench: the same prepared statement on the same table
--- (dbcompare_records, as a classic run with --sizes small leaves it), keys drawn uniformly.
+-- (dbcompare_records, as a classic run with --sizes SIZE leaves it), keys drawn uniformly.
 sysbench.cmdline.options = {
-   records = {"Records of the size small (unique ids small-1 .. small-N)", 10000},
+   size = {"The classic size whose table it reads (unique ids SIZE-1 .. SIZE-N)", "small"},
+   records = {"Records of that size", 10000},
 }
 
 function thread_init()
@@ -15,7 +16,7 @@ function thread_init()
 end
 
 function event()
-   param:set("small-" .. sysbench.rand.uniform(1, sysbench.opt.records))
+   param:set(sysbench.opt.size .. "-" .. sysbench.rand.uniform(1, sysbench.opt.records))
    stmt:execute()
 end
 
