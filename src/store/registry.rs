@@ -326,8 +326,11 @@ mod tests {
     async fn a_store_not_built_refuses_its_url_and_its_connection() {
         let e = parse_url(StoreKind::Mongodb, "mongodb://h:27017/db").unwrap_err();
         assert!(e.0.contains("--features mongodb"), "{e}");
+        assert!(
+            e.0.starts_with("--url mongodb=...: not in this build"),
+            "{e}"
+        );
         let spec = ConnectSpec::for_test(StoreKind::Mongodb, "mongodb://127.0.0.1:9/db");
-        assert!(e.0.starts_with("--url mongodb=...: not in this build"), "{e}");
         let Err(e) = StoreKind::Mongodb.connect(&spec).await else {
             panic!("connected to a store that is not built");
         };
