@@ -33,7 +33,7 @@ pub async fn run_plan(
 ) -> Result<Report> {
     let mut report = Report {
         schema_version: crate::report::model::SCHEMA_VERSION,
-        tool: Tool::current(),
+        tool: Tool::current(crate::store::registry::built_on_request()),
         status: RunStatus::Partial,
         started_at: now(),
         finished_at: now(),

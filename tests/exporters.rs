@@ -189,6 +189,7 @@ fn fixture() -> Report {
         tool: Tool {
             name: "dbcompare".into(),
             version: "0.0.0-test".into(),
+            features: Vec::new(),
         },
         status: RunStatus::Complete,
         started_at: "2026-11-30T10:00:00Z".into(),
@@ -274,6 +275,18 @@ fn partial_and_interrupted_runs_say_so() {
     report.status = RunStatus::Interrupted;
     assert!(markdown::render(&report).contains("**INTERRUPTED RUN**"));
     assert!(json::render(&report).contains("\"status\": \"interrupted\""));
+}
+
+#[test]
+fn the_stores_built_on_request_are_named_with_the_version() {
+    let mut report = fixture();
+    assert!(markdown::render(&report).contains("run: dbcompare 0.0.0-test, suite"));
+    assert!(!json::render(&report).contains("\"features\""));
+    report.tool.features = vec!["mongodb".into(), "couchbase".into()];
+    let said = "run: dbcompare 0.0.0-test (with mongodb, couchbase), suite";
+    assert!(markdown::render(&report).contains(said));
+    assert!(html::render(&report, &[]).contains(said));
+    assert_eq!(json::parse(&json::render(&report)).unwrap(), report);
 }
 
 #[test]

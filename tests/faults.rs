@@ -274,6 +274,8 @@ fn ctrl_c_once_or_twice_stops_local_servers_and_deletes_their_directories() {
     interrupt_a_local_server_run(libc::SIGTERM, 1);
 }
 
+/// (The three stores are built in on request: `--features all-stores`.)
+#[cfg(feature = "all-stores")]
 #[test]
 fn unreachable_document_stores_fail_with_their_host_and_the_others_run() {
     let r = run(&[
@@ -301,6 +303,8 @@ fn unreachable_document_stores_fail_with_their_host_and_the_others_run() {
     }
 }
 
+/// (The three stores are built in on request: `--features all-stores`.)
+#[cfg(feature = "all-stores")]
 #[test]
 fn silent_document_stores_fail_within_the_connect_timeout() {
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();

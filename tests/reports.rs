@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use dbcompare::report::model::SCHEMA_VERSION;
 use dbcompare::report::{chart, json, verdict};
 use proptest::prelude::*;
 
@@ -133,6 +134,18 @@ fn report_re_renders_every_output_without_a_database() {
     assert!(csv.lines().any(|l| l.starts_with("classic,sqlite,ok,")));
 }
 
+/// `dbcompare schema` prints the published file as it is, in a build with or without the
+/// stores built on request.
+#[test]
+fn the_schema_command_prints_the_published_schema() {
+    let out = dbcompare().arg("schema").output().unwrap();
+    assert!(out.status.success());
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema/run.schema.json");
+    let published = std::fs::read_to_string(path).unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(printed.trim_end(), published.trim_end());
+}
+
 #[test]
 fn report_and_compare_refuse_bad_files_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
@@ -142,6 +155,7 @@ fn report_and_compare_refuse_bad_files_with_exit_2() {
         std::fs::write(&p, text).unwrap();
         p
     };
+    let future = format!("schema_version {}", SCHEMA_VERSION + 1);
     let cases = [
         (write("empty.json", ""), "is empty"),
         (
@@ -156,9 +170,13 @@ fn report_and_compare_refuse_bad_files_with_exit_2() {
         (
             write(
                 "future.json",
-                &good.replacen("\"schema_version\": 3", "\"schema_version\": 4", 1),
+                &good.replacen(
+                    &format!("\"schema_version\": {SCHEMA_VERSION}"),
+                    &format!("\"schema_version\": {}", SCHEMA_VERSION + 1),
+                    1,
+                ),
             ),
-            "schema_version 4",
+            future.as_str(),
         ),
         (dir.path().join("absent.json"), "cannot read it"),
     ];

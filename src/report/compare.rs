@@ -379,12 +379,7 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
     );
     differ("OS", m.os.clone(), n.os.clone(), true);
     differ("kernel", m.kernel.clone(), n.kernel.clone(), true);
-    differ(
-        "dbcompare",
-        base.tool.version.clone(),
-        new.tool.version.clone(),
-        false,
-    );
+    differ("dbcompare", base.tool.build(), new.tool.build(), false);
     for b in &base.stores {
         let Some(s) = new.stores.iter().find(|s| s.store == b.store) else {
             continue;

@@ -23,7 +23,7 @@ pub fn run_facts(report: &Report) -> Vec<String> {
     let mut facts = vec![format!(
         "run: {} {}, suite `{}`, stores {}, {}seed {}, durability mode `{}`, {} warm-up and {} measured runs (figures are medians), concurrency {}{}{}",
         report.tool.name,
-        report.tool.version,
+        report.tool.build(),
         p.suite,
         p.stores.join(", "),
         if p.suite == Suite::Classic {

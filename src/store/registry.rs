@@ -77,6 +77,23 @@ pub fn not_built(kind: StoreKind) -> UsageError {
     ))
 }
 
+/// Whether `kind` runs only against a URL of a server of its own (no server is packaged
+/// here): such a store is a cargo feature, named as the store is.
+fn url_only(kind: StoreKind) -> bool {
+    kind.server().is_some_and(|s| s.launcher.is_none())
+}
+
+/// The stores this build has on request, by their cargo features' names (`mongodb`,
+/// `aerospike`, `couchbase`), in the catalog's order; none in the default build. A run
+/// records them beside dbcompare's version.
+pub fn built_on_request() -> Vec<String> {
+    StoreKind::all()
+        .iter()
+        .filter(|&&kind| url_only(kind) && built(kind))
+        .map(|kind| kind.name().to_string())
+        .collect()
+}
+
 /// Parses `raw` as a URL for `kind` (scheme, host, default port) and checks it the way the
 /// store's driver will read it; the error never shows the password.
 pub fn parse_url(kind: StoreKind, raw: &str) -> Result<StoreUrl, UsageError> {
@@ -301,15 +318,20 @@ mod tests {
     #[test]
     fn every_kind_is_built_unless_its_feature_is_off() {
         for &kind in StoreKind::all() {
-            let url_only = kind.server().is_some_and(|s| s.launcher.is_none());
             let feature = FEATURES.iter().find(|(name, _)| *name == kind.name());
             assert_eq!(
-                url_only,
+                url_only(kind),
                 feature.is_some(),
                 "{kind}: a store that runs only by URL is a cargo feature named as it is"
             );
             assert_eq!(built(kind), feature.is_none_or(|(_, on)| *on), "{kind}");
         }
+        let on: Vec<&str> = FEATURES
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| *n)
+            .collect();
+        assert_eq!(built_on_request(), on, "what a run records of its build");
     }
 
     #[test]

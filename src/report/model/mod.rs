@@ -33,8 +33,8 @@ pub use phase::{
 pub use store::{Deployment, StoreResult, StoreStatus};
 
 /// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
-/// variants' `interleaved` runs.
-pub const SCHEMA_VERSION: u32 = 3;
+/// variants' `interleaved` runs, version 4 the stores the build has on request.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The oldest layout still read: the versions since only added fields.
 pub const OLDEST_SCHEMA_READ: u32 = 1;
@@ -117,13 +117,28 @@ pub struct Tool {
     pub name: String,
     /// The crate version.
     pub version: String,
+    /// The stores built in on request (cargo features: `mongodb`, `aerospike`,
+    /// `couchbase`); empty for the default build. Missing before version 4.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
 
 impl Tool {
-    pub fn current() -> Self {
+    /// This program, built with `features` (the stores built in on request).
+    pub fn current(features: Vec<String>) -> Self {
         Tool {
             name: env!("CARGO_PKG_NAME").to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            features,
+        }
+    }
+
+    /// The version, with the stores built in on request: `0.9.0` or `0.9.0 (with mongodb)`.
+    pub fn build(&self) -> String {
+        if self.features.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{} (with {})", self.version, self.features.join(", "))
         }
     }
 }

@@ -162,6 +162,7 @@ fn report_of(stores: Vec<StoreResult>) -> Report {
         tool: Tool {
             name: "dbcompare".into(),
             version: "0.0.0-test".into(),
+            features: Vec::new(),
         },
         status: RunStatus::Complete,
         started_at: "2026-11-30T10:00:00Z".into(),
