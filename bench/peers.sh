@@ -17,7 +17,8 @@
 # throughput on a shared machine, and what a client's own overhead is.
 # Installs what it needs: sysbench and time (Debian), asyncmy (PyPI, in .tools/venv).
 # Settings: RUNS (alternated repetitions, 5), SECONDS_PER_RUN (pgbench and sysbench, 5),
-# CLIENT_THREADS (dbcompare's --client-threads, 1: its default), STORES (which rows, a
+# CLIENT_THREADS (dbcompare's --client-threads; unset: its default, a loop per core up to the
+# concurrency for PostgreSQL and MySQL, one loop for Redis), STORES (which rows, a
 # space-separated list of redis, postgres, mysql and pool; all by default), BIN (a dbcompare
 # binary to measure instead of this checkout's release build; a path from the repository's
 # root).
@@ -25,7 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_RUN:-5}
 runs=${RUNS:-5}
-client_threads=${CLIENT_THREADS:-1}
+client_threads=${CLIENT_THREADS:-}
+cores=$(nproc)
 stores=${STORES:-redis postgres mysql pool}
 for what in $stores; do
   case $what in redis|postgres|mysql|pool) ;; *) echo "STORES: unknown $what" >&2; exit 2 ;; esac
@@ -77,16 +79,21 @@ timed() { # $1 = output file, then the command
   /usr/bin/time -f "%U %S" -o "$out.cpu" "$@"
 }
 # pgbench and redis-benchmark drive their clients with as many threads as dbcompare has
-# event loops (min(concurrency, CLIENT_THREADS): -j for pgbench, --threads for
-# redis-benchmark, each thread an event loop of its own, as dbcompare's); sysbench needs a
-# thread per connection.
-loops() { # $1 = concurrency
-  echo $(($1 < client_threads ? $1 : client_threads))
+# event loops (-j for pgbench, --threads for redis-benchmark, each thread an event loop of
+# its own, as dbcompare's): CLIENT_THREADS, else dbcompare's default for the store, up to
+# the concurrency (the summary checks that each run.json recorded as many); sysbench needs
+# a thread per connection.
+loops() { # $1 = store, $2 = concurrency
+  local most=${client_threads:-$([ "$1" = redis ] && echo 1 || echo "$cores")}
+  echo $(($2 < most ? $2 : most))
 }
+# dbcompare's --client-threads, when CLIENT_THREADS is set.
+given_threads=()
+[ -n "$client_threads" ] && given_threads=(--client-threads "$client_threads")
 pgb() { # $1 = output name, $2 = concurrency, $3 = repetition, then pgbench's script options
   local out="$work/$1-$2-$3" c=$2
   local j
-  j=$(loops "$c")
+  j=$(loops postgres "$c")
   shift 3
   timed "$out" "$pgbin/pgbench" -h 127.0.0.1 -p "$pg_port" -U bench "$@" -M prepared -c "$c" -j "$j" -T "$seconds" postgres 2>/dev/null \
     | awk -v rate="$out" -v ops="$out.ops" \
@@ -97,7 +104,7 @@ rb() { # $1 = concurrency, $2 = repetition
   local out="$work/redis-$1-$2" n=$((100000 * $1)) threads=()
   echo "$n" > "$out.ops"
   # One loop: redis-benchmark's own single-threaded mode (no --threads).
-  [ "$(loops "$1")" -gt 1 ] && threads=(--threads "$(loops "$1")")
+  [ "$(loops redis "$1")" -gt 1 ] && threads=(--threads "$(loops redis "$1")")
   timed "$out" redis-benchmark -h 127.0.0.1 -p "$redis_port" -a "$redis_pw" -t get -P 1 -d 100 -c "$1" -n "$n" "${threads[@]}" --csv -q \
     | awk -F'"' -v rate="$out" '/GET/ { print $4 > rate }'
 }
@@ -125,14 +132,13 @@ ours() { # $1 = store (or pool), $2 = repetition
        for c in 1 8; do
          spi=$((c == 1 ? 10 : 40))
          "$bin" run --store "$1" --url "$1=${!url_var}" --sizes small --searches-per-insert "$spi" \
-           --warmup-runs 1 --runs 1 --concurrency "$c" --client-threads "$client_threads" --quiet \
+           --warmup-runs 1 --runs 1 --concurrency "$c" "${given_threads[@]}" --quiet \
            --out "$work/$1-ours-c$c-$2"
        done
-       # sysbench drives each connection from a thread of its own; dbcompare's one event
-       # loop leaves the 2 cores idle part of the time at concurrency 8 (the server then
-       # spends more CPU per query on waking up). Once more with sysbench's structure, a
-       # loop per connection, so that one row compares the clients alone.
-       if [ "$1" = mysql ] && [ "$client_threads" -lt 8 ]; then
+       # sysbench drives each connection from a thread of its own. Once more with
+       # sysbench's structure, a loop per connection, so that one row compares the clients
+       # alone.
+       if [ "$1" = mysql ] && [ "$(loops mysql 8)" -lt 8 ]; then
          "$bin" run --store mysql --url "mysql=$my_url" --sizes small --searches-per-insert 40 \
            --warmup-runs 1 --runs 1 --concurrency 8 --client-threads 8 --quiet \
            --out "$work/mysql-ours-c8t8-$2"
@@ -161,15 +167,20 @@ for rep in $(seq 1 "$runs"); do
   done
 done
 
-python3 - "$work" "$runs" "$client_threads" "$stores" <<'PY'
+python3 - "$work" "$runs" "$client_threads" "$stores" "$cores" <<'PY'
 import json, os, statistics, sys
-work, runs, threads, stores = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split()
+work, runs, threads, stores, cores = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), int(sys.argv[5])
+def threads_of(store, c):
+    most = int(threads) if threads else (1 if store == "redis" else cores)
+    return min(c, most)
 reps = range(1, runs + 1)
 def load(path):
     return json.load(open(path))
 def search(rep, store, c, figure="ops_per_s", loops=""):
     s = load(f"{work}/{store}-ours-c{c}{loops}-{rep}/run.json")["stores"][0]
     assert s["status"] == "ok", s.get("error")
+    # The tools were given as many threads as dbcompare's default gives the store.
+    assert loops or s.get("client_threads") == threads_of(store, c), (store, c, s.get("client_threads"))
     return next(p for p in s["phases"] if p["kind"] == "search" and p["concurrency"] == c)[figure]
 def number(path):
     return float(open(path).read().split()[0])
@@ -191,7 +202,8 @@ def row(label, conc, ours, theirs, fmt):
 first = load(f"{work}/{stores[0]}-ours-c1-1/run.json" if stores[0] != "pool" else f"{work}/pool-1/run.json")
 m = first["machine"]
 print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
-      f" {runs} alternated repetitions, {threads} client thread(s)")
+      f" {runs} alternated repetitions, client threads at concurrency 8: "
+      + ", ".join(f"{s} {threads_of(s, 8)}" for s in ("redis", "postgres", "mysql") if s in stores))
 print(f"{'workload':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 tools = [t for t in [("redis", "redis-benchmark GET -P 1", "redis"),
                      ("postgres", "pgbench -S -M prepared", "pg"),

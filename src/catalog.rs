@@ -318,6 +318,21 @@ impl StoreKind {
         self.server().is_none()
     }
 
+    /// Whether the store serves each connection on a thread of its own: the embedded store's
+    /// calls run on the client's thread that makes them, PostgreSQL's backends are a process
+    /// per connection, MySQL's and MongoDB's servers a thread per connection. Such a store
+    /// keeps the machine's cores busy only when its connections' answers are read on as many
+    /// client threads; one client event loop leaves them idle part of the time while it gets
+    /// round to each connection. Redis's server is one event loop, Aerospike's and
+    /// Couchbase's a few, and a second client loop takes a core they need (see
+    /// docs/performance.md, "Client event loops"). The client's default loops follow it.
+    pub const fn serves_a_thread_per_connection(self) -> bool {
+        matches!(
+            self,
+            StoreKind::Sqlite | StoreKind::Postgres | StoreKind::Mysql | StoreKind::Mongodb
+        )
+    }
+
     /// The URL schemes this store accepts (none for an embedded store).
     pub fn schemes(self) -> &'static [&'static str] {
         self.server().map_or(&[], |s| s.schemes)

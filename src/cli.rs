@@ -315,12 +315,12 @@ pub struct RunArgs {
     )]
     pub concurrency: Vec<Concurrency>,
 
-    /// Client threads, each running one event loop that drives its own connections
-    /// (connection i on loop i mod N, no work stealing). By default 1, one event loop, like
-    /// redis-benchmark and pgbench's default; one per core when an embedded store runs at a
-    /// concurrency above 1 (its calls hold the thread they run on). The pool suite runs on
-    /// one loop, as its seed does (more is refused there). More loops let a concurrent client use more
-    /// cores, which a server on the same machine then lacks.
+    /// Client threads for every store, each running one event loop that drives its own
+    /// connections (connection i on loop i mod N, no work stealing). By default each store's
+    /// own: one per core, up to the concurrency, for a store that serves each connection on a
+    /// thread of its own (SQLite, PostgreSQL, MySQL, MongoDB), one for Redis, Aerospike and
+    /// Couchbase, whose servers are event loops that need the cores. The pool suite runs on
+    /// one loop, as its seed does (more is refused there).
     #[arg(long, value_name = "N", value_parser = parse_positive)]
     pub client_threads: Option<NonZeroU64>,
 

@@ -155,6 +155,7 @@ fn repeated_concurrent_open_loop_runs_report_medians_allocations_and_response_ti
     assert_eq!(code, 0, "{stdout}");
     assert_eq!((report.plan.warmup_runs, report.plan.runs.get()), (1, 2));
     assert_eq!(report.plan.client_threads, Some(2));
+    assert_eq!(report.stores[0].client_threads, Some(2));
     let sqlite = &report.stores[0];
     let insert = sqlite.phase(PhaseKind::Insert, "micro").unwrap();
     assert_eq!(

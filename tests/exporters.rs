@@ -586,6 +586,33 @@ fn compare_markdown() {
 }
 
 #[test]
+fn each_store_names_the_client_threads_it_ran_on() {
+    let mut report = fixture();
+    let uniform = "concurrency 1,2, 1 client thread(s), one event loop each";
+    assert!(markdown::render(&report).contains(uniform));
+    // Each store on its own default: the plan records none, the stores theirs.
+    report.plan.client_threads = None;
+    report.stores[0].client_threads = Some(2);
+    report.stores[1].client_threads = Some(1);
+    let each = "client threads (one event loop each): 2 for sqlite; 1 for other";
+    assert!(
+        markdown::render(&report).contains(each),
+        "{}",
+        markdown::render(&report)
+    );
+    assert!(html::render(&report, &[]).contains(each));
+    assert_eq!(json::parse(&json::render(&report)).unwrap(), report);
+    report.stores[1].client_threads = Some(2);
+    assert!(markdown::render(&report).contains(", 2 client thread(s), one event loop each"));
+
+    let (base, mut new) = comparison_pair();
+    new.plan.client_threads = None;
+    new.stores[0].client_threads = Some(2);
+    let md = compare::markdown(&compare::compare(&base, &new, 0.05).unwrap(), "a", "b");
+    assert!(md.contains("| client threads | 1 | 2 |"), "{md}");
+}
+
+#[test]
 fn compare_flags_runs_of_different_settings_and_refuses_different_suites() {
     let (base, mut new) = comparison_pair();
     new.plan.durability = "relaxed".into();

@@ -1354,9 +1354,12 @@ proptest! {
                 prop_assert_eq!(plan.classic.retries, args.retries);
                 prop_assert_eq!(plan.stall_timeout.is_none(), args.stall_timeout == 0);
                 prop_assert!(plan.classic.rate.is_none_or(|r| r >= 1.0));
-                prop_assert!(plan.client_threads >= 1);
-                if plan.suite == Suite::Pool {
-                    prop_assert_eq!(plan.client_threads, 1);
+                for s in &plan.stores {
+                    let threads = plan.client_threads(s.id.kind);
+                    prop_assert!(threads >= 1);
+                    if plan.suite == Suite::Pool {
+                        prop_assert_eq!(threads, 1);
+                    }
                 }
                 if plan.suite != Suite::Classic {
                     prop_assert_eq!(plan.classic.retries, 0);

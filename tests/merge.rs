@@ -125,6 +125,9 @@ fn two_clients_on_one_server_merge_into_one_run() {
     assert_eq!(indexes, [1, 2]);
     let store = &merged.stores[0];
     assert_eq!(store.status, StoreStatus::Ok);
+    // Both clients ran on as many loops: the merged store keeps the number.
+    assert!(ra.stores[0].client_threads.is_some());
+    assert_eq!(store.client_threads, ra.stores[0].client_threads);
     assert_eq!(store.phases.len(), ra.stores[0].phases.len());
     for p in &store.phases {
         let find = |r: &Report| {

@@ -7,7 +7,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::catalog::{Durability, StoreOptions};
+use crate::catalog::{Durability, StoreKind, StoreOptions};
 use crate::cli::{RunArgs, Suite};
 use crate::error::UsageError;
 use crate::report::model::{ClientShare, PlanSummary};
@@ -62,8 +62,9 @@ pub struct RunPlan {
     pub connect_timeout: Duration,
     /// How long a store may go without finishing an operation before its run is abandoned.
     pub stall_timeout: Option<Duration>,
-    /// Threads of the client's async runtime.
-    pub client_threads: usize,
+    /// `--client-threads` (1 for the pool suite, which allows no other); `None`: each
+    /// store's default ([`RunPlan::client_threads`]).
+    pub client_threads_given: Option<usize>,
     /// Where the throw-away directories go, and whether they are kept.
     pub data_dirs: DataDirs,
     /// How the throw-away servers serve (`--tls`, `--redis-cluster-masters`).
@@ -105,16 +106,15 @@ impl RunPlan {
         {
             return Err(UsageError::new(format!("--store {id}: {why}")));
         }
-        let client_threads = match (args.suite, args.client_threads) {
+        let client_threads_given = match (args.suite, args.client_threads) {
             (Suite::Pool, Some(n)) if n.get() > 1 => {
                 return Err(UsageError::new(
                     "--client-threads: the pool suite runs on one event loop, as its seed's \
                      asyncio client does; more apply to the classic and driver suites",
                 ));
             }
-            (Suite::Pool, _) => 1,
-            (_, Some(n)) => n.get() as usize,
-            (suite, None) => default_client_threads(suite, &stores, &args.concurrency),
+            (Suite::Pool, _) => Some(1),
+            (_, n) => n.map(|n| n.get() as usize),
         };
         let workloads = ycsb_workloads(args)?;
         let measured = u32::try_from(args.runs.get())
@@ -218,7 +218,7 @@ impl RunPlan {
                     None => limit,
                 }
             }),
-            client_threads,
+            client_threads_given,
             data_dirs: data_dirs(args)?,
             serve: args.server.serve.serve(),
             options: args.options.clone(),
@@ -234,6 +234,26 @@ impl RunPlan {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The client's event loops (threads, one loop each) for a store of `kind`: as given,
+    /// else one per core up to the highest concurrency (the driver suite's concurrent tests
+    /// go to 16) for a store that serves each connection on a thread of its own, one loop
+    /// for the others (`StoreKind::serves_a_thread_per_connection`).
+    pub fn client_threads(&self, kind: StoreKind) -> usize {
+        if let Some(n) = self.client_threads_given {
+            return n;
+        }
+        let mut highest = self.levels().iter().map(|l| l.tasks()).max().unwrap_or(1);
+        if self.suite == Suite::Driver {
+            highest = highest.max(16);
+        }
+        if kind.serves_a_thread_per_connection() && highest > 1 {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            highest.min(cores)
+        } else {
+            1
+        }
     }
 
     /// The concurrency levels the suite runs at (the driver suite's are its tests').
@@ -264,7 +284,7 @@ impl RunPlan {
             runs: self.classic.repetitions.measured,
             concurrency: self.levels().to_vec(),
             rate: self.classic.rate,
-            client_threads: Some(self.client_threads as u32),
+            client_threads: self.client_threads_given.map(|n| n as u32),
             workloads: self.ycsb.workloads.iter().map(Workload::brief).collect(),
             blog_reference: self.blog_reference,
             retries: self.classic.retries,
@@ -279,26 +299,6 @@ impl RunPlan {
                         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
                 }),
         }
-    }
-}
-
-/// One event loop, unless an embedded store runs at a concurrency above 1 (or the driver
-/// suite, whose concurrent tests go to 16): its calls hold the thread they run on, so its
-/// connections get one loop per core (up to the concurrency). A server store's client stays
-/// one loop by default: on a machine whose cores the server shares, a second loop helped
-/// one server and slowed another (see docs/performance.md, "Client event loops");
-/// `--client-threads` chooses.
-fn default_client_threads(suite: Suite, stores: &[PlannedStore], levels: &[Concurrency]) -> usize {
-    let mut highest = levels.iter().map(|l| l.tasks()).max().unwrap_or(1);
-    if suite == Suite::Driver {
-        highest = highest.max(16);
-    }
-    let embedded = stores.iter().any(|s| s.id.kind.is_embedded());
-    if embedded && highest > 1 {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        highest.min(cores)
-    } else {
-        1
     }
 }
 

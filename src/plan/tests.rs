@@ -93,11 +93,11 @@ fn the_stall_timeout_leaves_room_for_an_open_loop_schedule() {
 }
 
 #[test]
-fn client_threads_default_to_one_event_loop_except_for_concurrent_embedded_stores() {
+fn client_threads_default_to_a_loop_per_core_for_stores_with_a_thread_per_connection() {
+    let plan = |argv: &[&str]| RunPlan::resolve(&args(argv), &no_env, &installed).unwrap();
     let threads = |argv: &[&str]| {
-        RunPlan::resolve(&args(argv), &no_env, &installed)
-            .unwrap()
-            .client_threads
+        let plan = plan(argv);
+        plan.client_threads(plan.stores[0].id.kind)
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     assert_eq!(threads(&["--store", "redis", "--concurrency", "1,8"]), 1);
@@ -110,6 +110,21 @@ fn client_threads_default_to_one_event_loop_except_for_concurrent_embedded_store
         threads(&["--store", "sqlite", "--suite", "driver"]),
         cores.min(16)
     );
+    for url in ["postgres=postgres://u@h/db", "mysql=mysql://u@h/db"] {
+        let store = url.split('=').next().unwrap();
+        let at = |levels: &str| threads(&["--store", store, "--url", url, "--concurrency", levels]);
+        assert_eq!(at("1"), 1, "{store}");
+        assert_eq!(at("1,8"), cores.min(8), "{store}");
+    }
+    // One run, each store its own; the report records them by store, not in the plan.
+    let both = plan(&["--store", "sqlite,redis", "--concurrency", "8"]);
+    let each: Vec<usize> = both
+        .stores
+        .iter()
+        .map(|s| both.client_threads(s.id.kind))
+        .collect();
+    assert_eq!(each, [cores.min(8), 1]);
+    assert_eq!(both.summary().client_threads, None);
     let given = [
         "--store",
         "sqlite",
@@ -119,6 +134,7 @@ fn client_threads_default_to_one_event_loop_except_for_concurrent_embedded_store
         "3",
     ];
     assert_eq!(threads(&given), 3);
+    assert_eq!(plan(&given).summary().client_threads, Some(3));
     assert_eq!(threads(&["--store", "redis", "--suite", "pool"]), 1);
     let pool = [
         "--store",

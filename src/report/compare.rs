@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 
+use super::facts::client_threads;
 use super::format::{human_size, human_us};
 use super::model::{PhaseKind, PhaseResult, Report, StoreResult};
 use super::stats::{Estimate, Welch};
@@ -350,8 +351,8 @@ fn differences(base: &Report, new: &Report) -> Vec<Difference> {
     differ("seed", p.seed.to_string(), q.seed.to_string(), true);
     differ(
         "client threads",
-        p.client_threads.map_or("-".into(), |t| t.to_string()),
-        q.client_threads.map_or("-".into(), |t| t.to_string()),
+        client_threads(base).map_or("-".into(), |(t, _)| t),
+        client_threads(new).map_or("-".into(), |(t, _)| t),
         true,
     );
     let sites = |on: bool| if on { "captured (slowed)" } else { "no" }.to_string();

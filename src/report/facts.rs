@@ -10,6 +10,31 @@ use super::model::Report;
 use crate::catalog::Suite;
 use crate::workload::levels::Concurrency;
 
+/// The client's threads (one event loop each) the run's stores ran on, and whether every
+/// store ran on as many: `2` then, else `2 for postgres, mysql; 1 for redis`; from the plan
+/// in reports before each store recorded its own. `None` when nothing recorded them.
+pub fn client_threads(report: &Report) -> Option<(String, bool)> {
+    let mut groups: Vec<(u32, Vec<&str>)> = Vec::new();
+    for s in &report.stores {
+        let Some(n) = s.client_threads else { continue };
+        match groups.iter_mut().find(|(m, _)| *m == n) {
+            Some((_, names)) => names.push(&s.store),
+            None => groups.push((n, vec![&s.store])),
+        }
+    }
+    match groups.as_slice() {
+        [] => report.plan.client_threads.map(|n| (n.to_string(), true)),
+        [(n, _)] => Some((n.to_string(), true)),
+        _ => {
+            let each: Vec<String> = groups
+                .iter()
+                .map(|(n, names)| format!("{n} for {}", names.join(", ")))
+                .collect();
+            Some((each.join("; "), false))
+        }
+    }
+}
+
 /// What the run was and where it ran, a line each (with markdown code spans): shared by
 /// results.md and report.html.
 pub fn run_facts(report: &Report) -> Vec<String> {
@@ -47,9 +72,11 @@ pub fn run_facts(report: &Report) -> Vec<String> {
         p.rate.map_or_else(String::new, |r| format!(
             ", open loop at {r:.0} operations/s"
         )),
-        p.client_threads.map_or_else(String::new, |n| format!(
-            ", {n} client thread(s), one event loop each"
-        ))
+        client_threads(report).map_or_else(String::new, |(n, uniform)| if uniform {
+            format!(", {n} client thread(s), one event loop each")
+        } else {
+            format!(", client threads (one event loop each): {n}")
+        })
     )];
     if !p.workloads.is_empty() {
         let mut line = "workloads, after a load of the records:".to_string();

@@ -212,6 +212,7 @@ pub(super) async fn run_group(
             }
         };
         result.deployment = Some(prepared.setup.deployment.clone());
+        result.client_threads = Some(plan.client_threads(store.id.kind) as u32);
         let others: Vec<&String> = names
             .iter()
             .copied()
@@ -294,7 +295,7 @@ pub(super) async fn run_group(
                 result.error = Some(scrub(&crate::error::chain(&e), secrets));
             }
             let embedded = l.store.id.kind.is_embedded();
-            let loops = plan.client_threads as u32;
+            let loops = plan.client_threads(l.store.id.kind) as u32;
             for p in &mut result.phases {
                 p.client_bound = p.client_bound_reason(loops, embedded);
             }
@@ -349,7 +350,7 @@ async fn run_suite(
         let spec = Arc::clone(&spec);
         async move { kind.connect_for_drivers(&spec).await }
     };
-    let threads = plan.client_threads;
+    let threads = plan.client_threads(kind);
     // What each phase cost the store's server is read around it.
     let watch = setup.watch();
     match work {

@@ -265,6 +265,13 @@ fn merge_store(lead: &StoreResult, theirs: &[Option<&StoreResult>]) -> Result<St
         })
         .unwrap_or(StoreStatus::Ok);
     merged.error = (!failures.is_empty()).then(|| failures.join("; "));
+    // Each client's own loops, kept when every client ran as many.
+    if theirs
+        .iter()
+        .any(|s| s.client_threads != lead.client_threads)
+    {
+        merged.client_threads = None;
+    }
     // Every phase any client ran, in the lead's order, then the others' (a YCSB client
     // whose share of a run drew no insert has no INSERT phase of it).
     let mut phases: Vec<&PhaseResult> = Vec::new();

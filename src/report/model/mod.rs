@@ -33,8 +33,9 @@ pub use phase::{
 pub use store::{Deployment, StoreResult, StoreStatus};
 
 /// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
-/// variants' `interleaved` runs, version 4 the stores the build has on request.
-pub const SCHEMA_VERSION: u32 = 4;
+/// variants' `interleaved` runs, version 4 the stores the build has on request, version 5
+/// each store's client threads.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The oldest layout still read: the versions since only added fields.
 pub const OLDEST_SCHEMA_READ: u32 = 1;
@@ -186,7 +187,9 @@ pub struct PlanSummary {
     pub rate: Option<f64>,
     /// Seed of the record and search generator.
     pub seed: u64,
-    /// Threads of the client's async runtime (absent in reports before it was recorded).
+    /// `--client-threads`, the client's threads (one event loop each) for every store, when
+    /// given; absent when each store ran on its own default (in its result's
+    /// `client_threads`). Before schema version 5 every run recorded its one number here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_threads: Option<u32>,
     /// YCSB: each workload run, with its properties in brief.

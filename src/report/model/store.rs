@@ -21,6 +21,10 @@ pub struct StoreResult {
     /// Where the store ran: embedded, a throw-away local server, or a server given by URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deployment: Option<Deployment>,
+    /// The client's threads, one event loop each, that this store's suite ran on (absent
+    /// for a store that did not run, and in reports before each store recorded its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_threads: Option<u32>,
     /// Version, settings and paths, as read back from the store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<StoreInfo>,
@@ -55,6 +59,7 @@ impl StoreResult {
             status: StoreStatus::Ok,
             error: None,
             deployment: None,
+            client_threads: None,
             info: None,
             initial_size_bytes: None,
             final_size_bytes: None,
