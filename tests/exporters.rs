@@ -950,6 +950,90 @@ fn the_verdict_ranks_what_the_runs_tell_apart_and_says_when_they_cannot() {
 }
 
 #[test]
+fn the_verdict_opens_with_each_stores_geometric_mean_over_the_phases_all_ran() {
+    let (micro, tiny): (Size, Size) = ("micro".parse().unwrap(), "tiny".parse().unwrap());
+    // (INSERT micro, SEARCH micro, SEARCH tiny) wall times; c's SEARCH tiny had errors.
+    let store = |name: &str, walls: [f64; 3]| {
+        let mut s = StoreResult::new(name);
+        s.phases = vec![
+            phase(PhaseKind::Insert, &micro, 100, walls[0], 3.0),
+            phase(PhaseKind::Search, &micro, 4000, walls[1], 3.0),
+            phase(PhaseKind::Search, &tiny, 40000, walls[2], 3.0),
+        ];
+        s
+    };
+    let mut report = fixture();
+    let mut c = store("c", [40.0, 160.0, 100.0]);
+    c.phases[2].errors = 3;
+    report.stores = vec![
+        store("a", [10.0, 40.0, 100.0]),
+        store("b", [20.0, 25.0, 50.0]),
+        c,
+    ];
+    report.plan.stores = vec!["a".into(), "b".into(), "c".into()];
+    // a: 1.00 and 0.625 of the best; b: 0.50 and 1.00; c: 0.25 and 0.156.
+    let line = verdict::standings(&verdict::glance(&report)).expect("three stores, two phases");
+    assert_eq!(
+        line,
+        "Over the 2 phases every store ran, each store's geometric mean of its vs best: \
+         a 0.79x (first in 1), b 0.71x (first in 1), c 0.20x. 1 phase left out: not every \
+         store ran it without errors."
+    );
+    // It opens the verdict in every rendering, before the table.
+    let recap = text::recap(&report);
+    assert!(
+        recap.starts_with(&format!("At a glance\n\n{line}\n\n")),
+        "{recap}"
+    );
+    let md = markdown::render(&report);
+    assert!(
+        md.contains(&format!("## At a glance\n\n{line}\n\n|")),
+        "{md}"
+    );
+    let page = html::render(&report, &[]);
+    assert!(
+        page.contains(&format!(
+            "<h2>At a glance</h2>\n<p>{}</p>\n<table",
+            line.replace('\'', "&#39;")
+        )),
+        "{page}"
+    );
+
+    // YCSB: a workload of several operations counts once, by its total row.
+    let ycsb = |name: &str, fast: f64| {
+        let mut s = StoreResult::new(name);
+        s.phases = ["load INSERT", "a READ", "a UPDATE", "a", "c READ"]
+            .iter()
+            .map(|row| {
+                let size = Size {
+                    name: row.to_string(),
+                    records: 1000,
+                };
+                phase(PhaseKind::Ycsb, &size, 1000, 100.0 / fast, 3.0)
+            })
+            .collect();
+        s
+    };
+    let mut run = report.clone();
+    run.stores = vec![ycsb("x", 1.0), ycsb("y", 2.0)];
+    let line = verdict::standings(&verdict::glance(&run)).expect("two stores, three rows");
+    assert!(
+        line.starts_with("Over the 3 phases every store ran, each store's geometric mean of its vs best: y 1.00x (first in 3), x 0.50x."),
+        "{line}"
+    );
+
+    // One phase, or one store, is the table alone.
+    for s in &mut report.stores {
+        s.phases.truncate(1);
+    }
+    assert_eq!(verdict::standings(&verdict::glance(&report)), None);
+    let mut alone = store("a", [10.0, 40.0, 100.0]);
+    alone.phases.truncate(3);
+    report.stores = vec![alone];
+    assert_eq!(verdict::standings(&verdict::glance(&report)), None);
+}
+
+#[test]
 fn every_report_opens_with_the_verdict_and_gives_a_skipped_store_no_column() {
     let report = fixture();
     let recap = text::recap(&report);

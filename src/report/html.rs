@@ -72,6 +72,9 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         return out;
     }
     let _ = writeln!(out, "<h2>{}</h2>", verdict::HEADING);
+    if let Some(line) = verdict::standings(&g) {
+        let _ = writeln!(out, "<p>{}</p>", escape(&line));
+    }
     if !g.phases.is_empty() {
         let ranking = table(
             &strings(&verdict::headers(&g)),

@@ -35,6 +35,9 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         return out;
     }
     let _ = writeln!(out, "## {}\n", verdict::HEADING);
+    if let Some(line) = verdict::standings(&g) {
+        let _ = writeln!(out, "{line}\n");
+    }
     if !g.phases.is_empty() {
         out.push_str(&table(
             &verdict::headers(&g),

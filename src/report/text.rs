@@ -27,6 +27,10 @@ pub fn glance(report: &Report) -> String {
     if !g.phases.is_empty() {
         out.push_str(verdict::HEADING);
         out.push_str("\n\n");
+        if let Some(line) = verdict::standings(&g) {
+            out.push_str(&line);
+            out.push_str("\n\n");
+        }
         let headers = verdict::headers(&g);
         out.push_str(&table(
             &headers,

@@ -62,7 +62,7 @@ impl VariantGroup {
 }
 
 /// The kind part of a store's name (`postgres` of `postgres@sync`).
-fn kind_of(store: &str) -> &str {
+pub(crate) fn kind_of(store: &str) -> &str {
     store.split_once('@').map_or(store, |(kind, _)| kind)
 }
 

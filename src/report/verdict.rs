@@ -289,6 +289,84 @@ pub fn rows(g: &Glance<'_>) -> Vec<Vec<String>> {
     rows
 }
 
+/// The whole verdict in one sentence, for a run of several phases: each store's geometric
+/// mean of its `vs best` over the phases every ranked store ran without errors (a YCSB
+/// workload of several operations counted once, by its total), best first, with the phases it ranked first in
+/// (a shared first rank counts). The geometric mean, as benchmark suites sum up ratios: a
+/// store twice as fast in one phase and half as fast in another comes out even. None with
+/// fewer than two stores or two such phases.
+pub fn standings(g: &Glance<'_>) -> Option<String> {
+    // A YCSB operation's row where its workload has a total row (`a READ` beside `a total`).
+    let summed = |v: &&PhaseVerdict<'_>| {
+        let workload = v.size.trim().split_once(' ').map(|(w, _)| w);
+        !(v.kind == PhaseKind::Ycsb
+            && workload.is_some_and(|w| {
+                g.phases.iter().any(|t| {
+                    t.kind == PhaseKind::Ycsb
+                        && t.size.trim() == w
+                        && t.concurrency == v.concurrency
+                })
+            }))
+    };
+    let mut stores: Vec<usize> = Vec::new();
+    for e in g.phases.iter().filter(summed).flat_map(|v| &v.entries) {
+        if !stores.contains(&e.index) {
+            stores.push(e.index);
+        }
+    }
+    let phases: Vec<&PhaseVerdict<'_>> = g
+        .phases
+        .iter()
+        .filter(summed)
+        .filter(|v| {
+            v.entries.len() == stores.len()
+                && v.entries
+                    .iter()
+                    .all(|e| e.ratio.is_finite() && e.ratio > 0.0)
+        })
+        .collect();
+    if stores.len() < 2 || phases.len() < 2 {
+        return None;
+    }
+    let mut each: Vec<(&str, f64, usize)> = stores
+        .iter()
+        .map(|&index| {
+            let entries = phases
+                .iter()
+                .filter_map(|v| v.entries.iter().find(|e| e.index == index));
+            let (mut logs, mut first, mut name) = (0.0, 0, "");
+            for e in entries {
+                logs += e.ratio.ln();
+                first += usize::from(e.rank == 1);
+                name = e.store.store.as_str();
+            }
+            (name, (logs / phases.len() as f64).exp(), first)
+        })
+        .collect();
+    each.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let listed: Vec<String> = each
+        .iter()
+        .map(|(name, mean, first)| match first {
+            0 => format!("{name} {mean:.2}x"),
+            n => format!("{name} {mean:.2}x (first in {n})"),
+        })
+        .collect();
+    let left_out = g.phases.iter().filter(summed).count() - phases.len();
+    let mut line = format!(
+        "Over the {} phases every store ran, each store's geometric mean of its vs best: {}.",
+        phases.len(),
+        listed.join(", ")
+    );
+    if left_out > 0 {
+        line.push_str(&format!(
+            " {left_out} phase{} left out: not every store ran {} without errors.",
+            if left_out == 1 { "" } else { "s" },
+            if left_out == 1 { "it" } else { "them" }
+        ));
+    }
+    Some(line)
+}
+
 /// What the verdict table says of itself, a sentence or two each: how it ranks, whether
 /// the order is a finding, what the cost column is and where it is missing.
 pub fn notes(g: &Glance<'_>) -> Vec<String> {

@@ -5,6 +5,7 @@ use plotters::style::RGBColor;
 
 use crate::catalog::StoreKind;
 use crate::report::model::Report;
+use crate::report::variants::kind_of;
 
 /// Text, secondary text, grid lines.
 pub(super) const INK: RGBColor = RGBColor(33, 33, 33);
@@ -29,15 +30,41 @@ pub(super) const PALETTE: [RGBColor; 10] = [
     RGBColor(0x7f, 0x7f, 0x7f),
 ];
 
-/// The store's colour: fixed per store kind, so a store looks the same in every run.
+/// The store's colour. A store kind's is fixed, so that a store looks the same in every run;
+/// a run's variants (`postgres@sync`, `postgres@async`) each get one of their own: the first
+/// of a kind run only as variants its kind's colour, the others the colours of the kinds
+/// absent from the run, so that no two stores of a run share one while the palette lasts.
 pub(super) fn store_color(report: &Report, index: usize) -> RGBColor {
-    let kinds = StoreKind::all();
-    let slot = report
-        .stores
+    let slot = slots(report)
         .get(index)
-        .and_then(|s| kinds.iter().position(|k| k.name() == s.store))
-        .unwrap_or(kinds.len() + index);
+        .copied()
+        .unwrap_or(StoreKind::all().len() + index);
     PALETTE[slot % PALETTE.len()]
+}
+
+/// Each store's place in [`PALETTE`], in the run's order (see [`store_color`]).
+fn slots(report: &Report) -> Vec<usize> {
+    let kinds = StoreKind::all();
+    let slot_of = |name: &str| kinds.iter().position(|k| k.name() == name);
+    let mut taken: Vec<usize> = report
+        .stores
+        .iter()
+        .filter_map(|s| slot_of(&s.store))
+        .collect();
+    let mut slots = Vec::with_capacity(report.stores.len());
+    for (i, s) in report.stores.iter().enumerate() {
+        let slot = slot_of(&s.store).unwrap_or_else(|| {
+            let own = slot_of(kind_of(&s.store)).filter(|k| !taken.contains(k));
+            let spare = (kinds.len()..PALETTE.len())
+                .chain(0..kinds.len())
+                .find(|k| !taken.contains(k));
+            let chosen = own.or(spare).unwrap_or(kinds.len() + i);
+            taken.push(chosen);
+            chosen
+        });
+        slots.push(slot);
+    }
+    slots
 }
 
 /// `color` mixed with white (`amount` 0: unchanged, 1: white).

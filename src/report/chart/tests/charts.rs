@@ -3,10 +3,13 @@
 
 use std::ops::Range;
 
+use plotters::style::RGBColor;
+
 use super::*;
 use crate::report::chart::axis::{nines, wants_log};
 use crate::report::chart::labels::{pack, slug, wrap_label};
 use crate::report::chart::latency::{MAX_LATENCY_CHARTS, latency_points};
+use crate::report::chart::palette::store_color;
 use crate::report::chart::phases::{phase_label, whisker};
 use crate::report::chart::throughput::chunks;
 use crate::report::chart::{Chart, unique_files};
@@ -422,4 +425,47 @@ fn cpu_per_operation_is_stacked_client_under_server_where_the_server_was_read() 
     assert!(chart.svg.contains("\n40.0\n"), "{}", chart.svg);
     assert!(chart.svg.contains("\n10.0\n"), "{}", chart.svg);
     assert!(raster_colours(&chart.svg) >= 4);
+}
+
+#[test]
+fn every_store_of_a_run_has_a_colour_of_its_own_and_a_kind_keeps_its_own() {
+    let named = |names: &[&str]| report_of(names.iter().map(|n| store(n, "1", 100.0)).collect());
+    let colours = |report: &Report| -> Vec<RGBColor> {
+        (0..report.stores.len())
+            .map(|i| store_color(report, i))
+            .collect()
+    };
+    let plain = named(&["sqlite", "postgres", "mysql", "redis"]);
+    let [sqlite, postgres, mysql, redis] = colours(&plain)[..] else {
+        panic!("four stores, four colours")
+    };
+
+    let variants = named(&[
+        "sqlite",
+        "postgres@sync",
+        "postgres@async",
+        "postgres@off",
+        "mysql@a",
+        "mysql@b",
+        "redis",
+    ]);
+    let got = colours(&variants);
+    for (i, a) in got.iter().enumerate() {
+        for (j, b) in got.iter().enumerate().skip(i + 1) {
+            assert_ne!(
+                a, b,
+                "{} and {} share a colour",
+                variants.stores[i].store, variants.stores[j].store
+            );
+        }
+    }
+    // A kind's colour is the same with variants beside it; the first variant of a kind run
+    // only as variants wears its kind's.
+    assert_eq!((got[0], got[6]), (sqlite, redis));
+    assert_eq!((got[1], got[4]), (postgres, mysql));
+
+    // Beside the kind itself, a variant takes a colour of its own.
+    let both = colours(&named(&["postgres", "postgres@async"]));
+    assert_eq!(both[0], postgres);
+    assert_ne!(both[1], postgres);
 }
