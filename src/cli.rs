@@ -130,7 +130,8 @@ pub struct CompareArgs {
     pub new: PathBuf,
 
     /// Exit 1 when any figure got significantly worse by more than PCT percent (throughput
-    /// down, or p50 or p99 latency up): for a driver's CI.
+    /// down, or p50 or p99 latency up), or could not be judged (fewer than 3 runs on a
+    /// side): for a driver's CI.
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub fail_if_slower: Option<f64>,
 

@@ -1,7 +1,9 @@
 //! The terminal side of a run. By default, per store, the blog's lines for the medians and
 //! one summary line per phase when the store is done, and a progress bar on stderr (only
 //! when stderr is a terminal) naming the run and the phase; with `--verbose`, also every
-//! run's lines as each phase completes (warm-up runs too) and the per-run blocks.
+//! run's lines as each phase completes (warm-up runs too) and the per-run blocks; with
+//! `--quiet`, nothing (the run's warnings are printed after it). A store's lines are named
+//! again when another's came between them (variants take turns).
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -19,6 +21,9 @@ pub struct Console {
     verbose: bool,
     bars: bool,
     store: String,
+    /// The store whose lines are being printed: the last one named on screen. Variants'
+    /// runs take turns, so a store's lines are named again after another's.
+    named: String,
     /// The current run's label (`run 2/3`), when there is more than one.
     run: Option<String>,
     bar: Option<ProgressBar>,
@@ -31,6 +36,7 @@ impl Console {
             verbose: verbose && !quiet,
             bars: !quiet && std::io::stderr().is_terminal(),
             store: String::new(),
+            named: String::new(),
             run: None,
             bar: None,
         }
@@ -39,7 +45,16 @@ impl Console {
     /// A line only `--verbose` shows.
     fn detail(&mut self, line: &str) {
         if self.verbose {
+            self.name_the_store();
             self.line(line);
+        }
+    }
+
+    /// Names the current store before its lines when another store's came last.
+    fn name_the_store(&mut self) {
+        if self.named != self.store {
+            self.named = self.store.clone();
+            self.line(&format!("== {} ==", self.store));
         }
     }
 
@@ -69,6 +84,7 @@ impl Observer for Console {
     }
 
     fn store_described(&mut self, result: &StoreResult) {
+        self.named = result.store.clone();
         self.line(&lines::store_header(result));
     }
 
@@ -140,11 +156,12 @@ impl Observer for Console {
             .max()
             .unwrap_or(0);
         let once = repeated.is_empty();
+        if result.info.is_none() || self.named != result.store {
+            self.named = result.store.clone();
+            self.line(&lines::store_header(result));
+        }
         if self.verbose && !once {
             self.line(&format!("-- {}: medians of {runs} runs --", result.store));
-        }
-        if result.info.is_none() {
-            self.line(&lines::store_header(result));
         }
         if !self.verbose || !once {
             for line in lines::store_lines(result) {
@@ -155,17 +172,16 @@ impl Observer for Console {
             for line in repeated {
                 self.line(&line);
             }
-        } else {
-            for line in result.phases.iter().filter_map(lines::summary_line) {
-                self.line(&line);
-            }
         }
-        if let Some(status) = lines::status_line(result) {
-            if self.quiet {
-                eprintln!("{}: {status}", result.store);
-            } else if self.verbose && once {
-                self.line(&status);
-            }
+        for line in result.phases.iter().filter_map(lines::summary_line) {
+            self.line(&line);
+        }
+        // Quiet: the store's end is among the warnings printed after the run.
+        if self.verbose
+            && once
+            && let Some(status) = lines::status_line(result)
+        {
+            self.line(&status);
         }
         self.line("");
     }

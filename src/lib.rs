@@ -231,7 +231,21 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
         .await
         .context("the run panicked")?
     })?;
-    if !quiet {
+    if quiet {
+        // Quiet still says what a reader must know before trusting a figure.
+        let warnings = report::verdict::warnings(&report);
+        if !warnings.is_empty() {
+            eprintln!("{}", report::verdict::warnings_summary(&report, &warnings));
+            for (store, lines) in &warnings {
+                for line in lines {
+                    eprintln!("{store}: {line}");
+                }
+            }
+        }
+        if let Some(line) = report::verdict::skipped_line(&report) {
+            eprintln!("{line}");
+        }
+    } else {
         print!("{}", report::text::recap(&report));
         println!(
             "\nwrote run.json, results.md, report.html, results.csv and the charts in {}",

@@ -102,11 +102,27 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
             &args.new.display().to_string()
         )
     );
-    if let (Some(limit), Some((pct, where_))) = (args.fail_if_slower, comparison.worst_regression())
+    let Some(limit) = args.fail_if_slower else {
+        return Ok(0);
+    };
+    if let Some((pct, where_)) = comparison.worst_regression()
         && pct > limit
     {
         eprintln!(
             "error: {where_} got {pct:.1}% worse (significant), more than --fail-if-slower {limit}%"
+        );
+        return Ok(1);
+    }
+    // A gate that could not judge a figure does not pass it.
+    let unjudged = comparison.unjudged();
+    if let Some(first) = unjudged.first() {
+        eprintln!(
+            "error: --fail-if-slower cannot judge {} figure(s) ({first}{}): fewer than {} runs on \
+             a side; make both runs with --runs {} or more",
+            unjudged.len(),
+            if unjudged.len() > 1 { ", ..." } else { "" },
+            compare::MIN_RUNS,
+            compare::MIN_RUNS
         );
         return Ok(1);
     }

@@ -431,8 +431,9 @@ fn ycsb_rows_per_operation_type_point_to_their_workloads_cost() {
         }
     }
     let said = "YCSB's rows per operation type (e INSERT, ...) have no cost of their own: the \
-                server's cost of a mixed workload cannot be split by operation type, so each \
-                workload's row (e) is its cost for all its operations together.";
+                server's cost of a mixed workload, and the client's CPU and allocations, \
+                cannot be split by operation type, so each workload's row (e) is its cost for \
+                all its operations together.";
     assert!(markdown::render(&report).contains(said));
     assert!(text::render(&report).contains(said));
     assert!(html::render(&report, &[]).contains(&said.replace('\'', "&#39;")));
@@ -1041,7 +1042,7 @@ fn every_report_opens_with_the_verdict_and_gives_a_skipped_store_no_column() {
     let md = markdown::render(&report);
     let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle}: {md}"));
     assert!(at("## At a glance") < at("## The run"));
-    assert!(at("**3 warnings: sqlite 1, other 2**") < at("## The run"));
+    assert!(at("**1 failure and 2 warnings: sqlite 1, other 2**") < at("## The run"));
     let page = html::render(&report, &[]);
     let at = |needle: &str| {
         page.find(needle)
@@ -1051,7 +1052,7 @@ fn every_report_opens_with_the_verdict_and_gives_a_skipped_store_no_column() {
     // The warnings in one block, collapsed, their count in its summary.
     assert!(
         page.contains(
-            "<details class=\"warning\">\n<summary>3 warnings: sqlite 1, other 2</summary>"
+            "<details class=\"warning\">\n<summary>1 failure and 2 warnings: sqlite 1, other 2</summary>"
         ),
         "{page}"
     );
@@ -1259,4 +1260,19 @@ fn compare_tests_the_servers_cost_as_it_tests_throughput() {
             .any(|r| r.phase == "SEARCH tiny" && r.figure == compare::Figure::ServerCpu)
     );
     assert!(compare::markdown(&c, "base", "new").contains("server cpu us/op"));
+}
+
+/// One load client's run of several measured the whole database but inserted only its
+/// share: no space amplification of its own (the merged run has it).
+#[test]
+fn a_load_clients_share_has_no_space_amplification_of_its_own() {
+    let mut report = variants_fixture();
+    assert!(markdown::render(&report).contains("space amplification"));
+    report.plan.client = Some(ClientShare {
+        index: 1,
+        of: 2,
+        start_at: "2026-11-30T10:00:00Z".into(),
+    });
+    assert!(!markdown::render(&report).contains("space amplification"));
+    assert!(!text::recap(&report).contains("space amplification"));
 }

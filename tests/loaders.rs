@@ -1397,3 +1397,23 @@ proptest! {
         }
     }
 }
+
+/// `--quiet` prints no figures, but still what a reader must know before trusting them: the
+/// run's warnings, and a store that failed, counted apart.
+#[test]
+fn a_quiet_run_still_says_what_went_wrong() {
+    let (code, stderr) = dbcompare(&["--runs", "1", "--rate", "100000000"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.starts_with("1 warning: sqlite 1\n"), "{stderr}");
+    assert!(
+        stderr.contains("sqlite: SEARCH micro (open loop): the schedule fell behind"),
+        "{stderr}"
+    );
+
+    let (code, stderr) = dbcompare(&["--runs", "1", "--sqlite-path", "/nonexistent/dir/db"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("1 failure: sqlite 1\nsqlite: failed: "),
+        "{stderr}"
+    );
+}

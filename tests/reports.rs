@@ -265,6 +265,24 @@ fn compare_of_two_real_runs() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("30.0% worse"), "{stderr}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("**slower**"));
+
+    // From one run a side nothing can be judged: the gate does not pass it.
+    for p in &mut report.stores[0].phases {
+        p.runs.truncate(1);
+    }
+    let once = dir.path().join("once.json");
+    std::fs::write(&once, json::render(&report)).unwrap();
+    let output = dbcompare()
+        .arg("compare")
+        .arg(&once)
+        .arg(&once)
+        .args(["--fail-if-slower", "10"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("--fail-if-slower cannot judge"), "{stderr}");
+    assert!(stderr.contains("--runs 3 or more"), "{stderr}");
 }
 
 /// Headless Chromium, as the tests start it: no sandbox (root), no GPU, no background
@@ -452,7 +470,7 @@ fn report_html_shows_the_verdict_and_the_collapsed_warnings_on_its_first_screen(
     assert!(!warnings.is_empty(), "the run has no warnings to show");
     assert_eq!(
         seen["warnings_summary"],
-        verdict::warnings_summary(&warnings),
+        verdict::warnings_summary(&report, &warnings),
         "{seen}"
     );
     assert_eq!(seen["warnings_open"], false, "{seen}");

@@ -352,3 +352,64 @@ fn a_setting_not_read_back_as_asked_fails_that_variant_with_both_values() {
     assert!(asked.phases.is_empty());
     assert_eq!(report.stores[1].status, StoreStatus::Ok);
 }
+
+/// On the console, each variant's lines come under its own name: their runs take turns, so
+/// the name is given again before each block.
+#[test]
+fn each_variants_lines_on_the_console_come_under_its_name() {
+    let out = tempfile::tempdir().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_dbcompare"))
+        .args([
+            "run",
+            "--store",
+            "sqlite",
+            "--durability",
+            "durable,relaxed",
+        ])
+        .args([
+            "--sizes",
+            "micro",
+            "--warmup-runs",
+            "0",
+            "--runs",
+            "1",
+            "--no-floor",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let blocks: Vec<(&str, &str)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("INSERT micro 100 "))
+        .map(|(i, _)| {
+            let header = lines[..i]
+                .iter()
+                .rev()
+                .find(|l| l.starts_with("== "))
+                .expect("a header above the lines");
+            // The name right above the block: the header, the size, the inserts.
+            assert!(
+                lines[i - 1].starts_with("initial database size"),
+                "{stdout}"
+            );
+            assert_eq!(lines[i - 2], *header, "{stdout}");
+            (
+                header.split(':').next().unwrap(),
+                header.split(", ").last().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        [
+            ("== sqlite@durable", "durable =="),
+            ("== sqlite@relaxed", "relaxed ==")
+        ],
+        "{stdout}"
+    );
+}

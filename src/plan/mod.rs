@@ -20,6 +20,7 @@ use crate::suite::ycsb::YcsbPlan;
 use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::ycsb::Workload;
 
+mod flags;
 mod targets;
 mod variants;
 mod ycsb;
@@ -116,6 +117,7 @@ impl RunPlan {
             (Suite::Pool, _) => Some(1),
             (_, n) => n.map(|n| n.get() as usize),
         };
+        flags::suite_flags(args)?;
         let workloads = ycsb_workloads(args)?;
         let measured = u32::try_from(args.runs.get())
             .ok()

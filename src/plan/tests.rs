@@ -211,3 +211,63 @@ fn bad_urls_are_usage_errors_that_hide_passwords() {
         .0;
     assert!(e.contains("DBCOMPARE_") && !e.contains("topsecret"), "{e}");
 }
+
+#[test]
+fn a_flag_the_suite_would_ignore_is_refused_and_a_default_passes() {
+    let refused = |argv: &[&str]| {
+        RunPlan::resolve(&args(argv), &no_env, &installed)
+            .map(|_| ())
+            .unwrap_err()
+            .0
+    };
+    let resolves = |argv: &[&str]| RunPlan::resolve(&args(argv), &no_env, &installed).is_ok();
+    assert_eq!(
+        refused(&["--suite", "driver", "--concurrency", "4"]),
+        "--concurrency: the driver suite does not use it (each of its tests runs at its own \
+         concurrency)"
+    );
+    assert!(refused(&["--suite", "driver", "--sizes", "micro"]).starts_with("--sizes: "));
+    assert!(
+        refused(&["--suite", "ycsb", "--sizes", "micro"]).contains("-p recordcount=N"),
+        "{}",
+        refused(&["--suite", "ycsb", "--sizes", "micro"])
+    );
+    assert!(refused(&["--suite", "pool", "--rate", "100"]).starts_with("--rate: "));
+    assert!(refused(&["--scale", "0.5"]).starts_with("--scale: the classic suite"));
+    assert!(refused(&["--suite", "ycsb", "--searches-per-insert", "5"]).starts_with("--searches"));
+    // What each suite uses, and every default, pass.
+    for argv in [
+        &["--store", "redis", "--suite", "driver", "--scale", "0.5"][..],
+        &[
+            "--store",
+            "redis",
+            "--suite",
+            "driver",
+            "--sizes",
+            "micro,tiny,small",
+        ],
+        &[
+            "--store",
+            "redis",
+            "--suite",
+            "ycsb",
+            "--concurrency",
+            "1,4",
+            "--rate",
+            "10",
+        ],
+        &["--store", "redis", "--suite", "pool", "--concurrency", "8"],
+        &[
+            "--store",
+            "redis",
+            "--sizes",
+            "micro",
+            "--searches-per-insert",
+            "5",
+            "--rate",
+            "9",
+        ],
+    ] {
+        assert!(resolves(argv), "{argv:?}");
+    }
+}

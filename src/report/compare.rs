@@ -178,6 +178,18 @@ impl Comparison {
             })
             .max_by(|a, b| a.0.total_cmp(&b.0))
     }
+
+    /// The throughputs and latencies the runs were too few to judge (`sqlite SEARCH micro
+    /// ops/s`).
+    pub fn unjudged(&self) -> Vec<String> {
+        self.stores
+            .iter()
+            .flat_map(|s| s.rows.iter().map(move |r| (s, r)))
+            .filter(|(_, r)| matches!(r.figure, Figure::Throughput | Figure::P50 | Figure::P99))
+            .filter(|(_, r)| r.verdict == Verdict::NotEnoughRuns)
+            .map(|(s, r)| format!("{} {} {}", s.store, r.phase, r.figure.label()))
+            .collect()
+    }
 }
 
 /// Compares `new` against `base`. Runs of different suites are refused.
@@ -508,9 +520,11 @@ pub fn row_cells(r: &Row) -> Vec<String> {
             if e.n == 1 { "" } else { "s" }
         ),
     };
+    // A change from a base of 0 has no percentage: `-`, not NaN or inf.
     let mut change = match r.change_half_width_pct {
-        Some(h) => format!("{:+.1}% +- {h:.1}%", r.change_pct),
-        None => format!("{:+.1}%", r.change_pct),
+        _ if !r.change_pct.is_finite() => "-".to_string(),
+        Some(h) if h.is_finite() => format!("{:+.1}% +- {h:.1}%", r.change_pct),
+        _ => format!("{:+.1}%", r.change_pct),
     };
     let mut verdict = r.verdict.label(r.figure).to_string();
     if matches!(r.verdict, Verdict::Better | Verdict::Worse) {

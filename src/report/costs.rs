@@ -125,8 +125,13 @@ pub fn space_amplification(s: &StoreResult) -> Option<f64> {
 }
 
 /// One line per store of what its records took on disk: `postgres: 1.2 MB on disk for
-/// 167 kB of records, space amplification 7.4x`.
+/// 167 kB of records, space amplification 7.4x`. None in one load client's run of several:
+/// the database holds every client's records, the run only its own share (the merged run
+/// has the line).
 pub fn space_lines(report: &Report) -> Vec<String> {
+    if report.plan.client.as_ref().is_some_and(|c| c.of > 1) {
+        return Vec::new();
+    }
     report
         .stores
         .iter()
@@ -184,8 +189,9 @@ pub fn cost_lines(report: &Report) -> Vec<String> {
         let (workload, _) = first.split_once(' ').unwrap_or((first, ""));
         lines.push(format!(
             "YCSB's rows per operation type ({first}, ...) have no cost of their own: the \
-             server's cost of a mixed workload cannot be split by operation type, so each \
-             workload's row ({workload}) is its cost for all its operations together."
+             server's cost of a mixed workload, and the client's CPU and allocations, cannot \
+             be split by operation type, so each workload's row ({workload}) is its cost for \
+             all its operations together."
         ));
     }
     lines

@@ -90,7 +90,7 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         let _ = writeln!(
             out,
             "<details class=\"warning\">\n<summary>{}</summary>",
-            escape(&verdict::warnings_summary(&warnings))
+            escape(&verdict::warnings_summary(report, &warnings))
         );
         for (store, lines) in &warnings {
             let _ = writeln!(out, "<p><strong>{}</strong></p>\n<ul>", escape(store));

@@ -50,7 +50,11 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         }
     }
     if !warnings.is_empty() {
-        let _ = writeln!(out, "**{}**\n", verdict::warnings_summary(&warnings));
+        let _ = writeln!(
+            out,
+            "**{}**\n",
+            verdict::warnings_summary(report, &warnings)
+        );
         for (store, lines) in &warnings {
             let _ = writeln!(out, "- {store}");
             for line in lines {

@@ -44,6 +44,33 @@ pub mod warnings;
 /// The subdirectory of `--out` the charts go to (results.md links them there).
 pub const CHARTS_DIR: &str = "charts";
 
+/// The first line of every chart file dbcompare writes: what tells its charts from other
+/// files in the directory when an earlier run's are cleared away.
+const CHART_MARK: &str = "<!-- a chart of a dbcompare run -->";
+
+/// Removes the charts an earlier run left in `dir` that this run did not write (an `--out`
+/// used again: its charts of other phases or concurrencies would sit beside this run's).
+/// Only files that begin with [`CHART_MARK`] are removed; a failure to remove one is no
+/// error (the run's own files are written).
+fn remove_stale_charts(dir: &Path, charts: &[chart::Chart]) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".svg") || charts.iter().any(|c| c.file == name) {
+            continue;
+        }
+        let mut first = [0u8; CHART_MARK.len()];
+        let marked = fs::File::open(entry.path())
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut first))
+            .is_ok_and(|()| first == CHART_MARK.as_bytes());
+        if marked {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// A file (or files) a run is rendered to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -108,6 +135,13 @@ impl OutputDir {
                 dir.display()
             ))
         };
+        if dir.exists() && !dir.is_dir() {
+            return Err(UsageError::new(format!(
+                "--out {}: not a directory (the results are a directory of files)",
+                dir.display()
+            ))
+            .into());
+        }
         fs::create_dir_all(dir).map_err(unusable)?;
         tempfile::Builder::new()
             .prefix(".dbcompare-probe")
@@ -245,10 +279,12 @@ impl OutputDir {
                     fs::create_dir_all(&dir)
                         .with_context(|| format!("creating {}", dir.display()))?;
                     for c in &charts {
-                        written.push(
-                            self.write_atomically(&format!("{CHARTS_DIR}/{}", c.file), &c.svg)?,
-                        );
+                        written.push(self.write_atomically(
+                            &format!("{CHARTS_DIR}/{}", c.file),
+                            &format!("{CHART_MARK}\n{}", c.svg),
+                        )?);
                     }
+                    remove_stale_charts(&dir, &charts);
                 }
             }
         }
@@ -284,6 +320,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_out_that_is_a_file_is_a_usage_error_saying_so() {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let e = OutputDir::prepare(file.path()).unwrap_err();
+        assert!(e.downcast_ref::<UsageError>().is_some(), "{e:#}");
+        assert!(format!("{e:#}").contains(": not a directory"), "{e:#}");
+    }
+
+    #[test]
     fn an_unwritable_out_dir_is_a_usage_error() {
         let file = tempfile::NamedTempFile::new().unwrap();
         let err = OutputDir::prepare(&file.path().join("sub")).unwrap_err();
@@ -307,6 +351,40 @@ mod tests {
         drop(lock);
         assert!(!dir.path().join(LOCK_FILE).exists(), "lock file left");
         drop(out.lock().unwrap());
+    }
+
+    #[test]
+    fn charts_an_earlier_run_left_are_cleared_and_other_files_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutputDir::prepare(dir.path()).unwrap();
+        let published = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/results/classic/run.json");
+        let mut report = json::parse(&fs::read_to_string(published).unwrap()).unwrap();
+        let charts = dir.path().join(CHARTS_DIR);
+        let names = || -> Vec<String> {
+            let mut names: Vec<String> = fs::read_dir(&charts)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        out.write_formats(&report, &[Format::Charts]).unwrap();
+        assert!(
+            names().iter().any(|n| n.contains("search")),
+            "{:?}",
+            names()
+        );
+        fs::write(charts.join("mine.svg"), "<svg/>").unwrap();
+        // The same directory again, for a run of the inserts alone.
+        for s in &mut report.stores {
+            s.phases.retain(|p| p.kind == model::PhaseKind::Insert);
+        }
+        out.write_formats(&report, &[Format::Charts]).unwrap();
+        let mut expected: Vec<String> =
+            chart::charts(&report).into_iter().map(|c| c.file).collect();
+        expected.push("mine.svg".to_string());
+        expected.sort();
+        assert_eq!(names(), expected);
     }
 
     #[test]

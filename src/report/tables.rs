@@ -26,7 +26,7 @@ pub const PHASE_HEADERS: [&str; 18] = [
     "p99 us",
     "p99.9 us",
     "max us",
-    "cpu us/op",
+    "client cpu us/op",
     "allocs/op",
     "B/op",
     "errors",
@@ -45,9 +45,25 @@ pub fn phase_rows(report: &Report) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// Whether `p` is a YCSB row per operation type (`a READ`) beside its workload's own row
+/// (`a`): its CPU and allocations are the workload's, shared by its operations, and shown
+/// on the workload's row alone.
+fn shares_its_workloads_figures(r: &StoreResult, p: &PhaseResult) -> bool {
+    p.kind == PhaseKind::Ycsb
+        && p.size.name.split_once(' ').is_some_and(|(workload, _)| {
+            r.phases.iter().any(|w| {
+                w.kind == PhaseKind::Ycsb
+                    && w.size.name == workload
+                    && w.concurrency == p.concurrency
+            })
+        })
+}
+
 /// One row of the per-phase recap.
 pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec<String> {
     let l = &p.latency_us;
+    let shared = shares_its_workloads_figures(r, p);
+    let own = |cell: String| if shared { "-".to_string() } else { cell };
     vec![
         r.store.clone(),
         p.kind.label().to_string(),
@@ -64,11 +80,13 @@ pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec
         human_us(l.p99),
         human_us(l.p999),
         human_us(l.max),
-        human_us(p.cpu_us_per_op),
-        p.allocs_per_op
-            .map_or_else(|| "-".to_string(), |a| format!("{a:.1}")),
-        p.bytes_per_op
-            .map_or_else(|| "-".to_string(), |b| format!("{b:.0}")),
+        own(human_us(p.cpu_us_per_op)),
+        own(p
+            .allocs_per_op
+            .map_or_else(|| "-".to_string(), |a| format!("{a:.1}"))),
+        own(p
+            .bytes_per_op
+            .map_or_else(|| "-".to_string(), |b| format!("{b:.0}"))),
         if p.retries > 0 {
             format!("{} ({} retried)", p.errors, p.retries)
         } else {

@@ -45,7 +45,7 @@ pub fn glance(report: &Report) -> String {
     }
     let warnings = verdict::warnings(report);
     if !warnings.is_empty() {
-        out.push_str(&verdict::warnings_summary(&warnings));
+        out.push_str(&verdict::warnings_summary(report, &warnings));
         out.push('\n');
         for (store, lines) in &warnings {
             out.push_str(store);

@@ -516,18 +516,30 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
 }
 
 /// The warnings' heading with their count and each store's: `5 warnings: postgres 3,
-/// sqlite 2`.
-pub fn warnings_summary(warnings: &[(String, Vec<String>)]) -> String {
+/// sqlite 2`; a store that failed is counted apart, its failure first: `1 failure and 2
+/// warnings: postgres 1, sqlite 2`.
+pub fn warnings_summary(report: &Report, warnings: &[(String, Vec<String>)]) -> String {
     let total: usize = warnings.iter().map(|(_, w)| w.len()).sum();
+    let failures = report
+        .stores
+        .iter()
+        .filter(|s| s.status == StoreStatus::Failed && warnings.iter().any(|(w, _)| *w == s.store))
+        .count();
     let each: Vec<String> = warnings
         .iter()
         .map(|(store, w)| format!("{store} {}", w.len()))
         .collect();
-    format!(
-        "{total} warning{}: {}",
-        if total == 1 { "" } else { "s" },
-        each.join(", ")
-    )
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let counted = match failures {
+        0 => plural(total, "warning"),
+        f if f == total => plural(f, "failure"),
+        f => format!(
+            "{} and {}",
+            plural(f, "failure"),
+            plural(total - f, "warning")
+        ),
+    };
+    format!("{counted}: {}", each.join(", "))
 }
 
 /// The stores that did not run, once, in one line with why: `Skipped (not run, so in no

@@ -118,6 +118,8 @@ pub enum SizeError {
     NotPositive(String),
     #[error("'{0}' is neither a size name (micro, tiny, small, medium) nor a number of records")]
     Unknown(String),
+    #[error("a size is at most {max} records, not '{0}'", max = u32::MAX)]
+    TooLarge(String),
 }
 
 impl FromStr for Size {
@@ -140,6 +142,7 @@ impl FromStr for Size {
                 name: n.to_string(),
                 records: n as u64,
             }),
+            Ok(n) if n >= 1 => Err(SizeError::TooLarge(s.to_string())),
             Ok(_) => Err(SizeError::NotPositive(s.to_string())),
             Err(_) => Err(SizeError::Unknown(s.to_string())),
         }
@@ -522,5 +525,10 @@ mod tests {
             Err(SizeError::NotPositive(_))
         ));
         assert!(matches!("huge".parse::<Size>(), Err(SizeError::Unknown(_))));
+        assert_eq!(
+            "4294967296".parse::<Size>().unwrap_err().to_string(),
+            "a size is at most 4294967295 records, not '4294967296'"
+        );
+        assert_eq!("4294967295".parse::<Size>().unwrap().records, 4_294_967_295);
     }
 }
