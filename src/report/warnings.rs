@@ -5,7 +5,8 @@ use super::model::{PhaseResult, Series};
 
 /// What a phase's time series says against its figures: throughput that drifted (the last
 /// tenth of the phase more than 20% off its middle fifth) or a first interval much slower
-/// than the rest (warm-up not over). Phases shorter than 200 ms are not judged.
+/// than the rest (warm-up not over). Phases shorter than 200 ms are not judged, nor drift
+/// over fewer than [`DRIFT_FROM_OPS`] operations a side.
 pub fn series_warnings(p: &PhaseResult) -> Vec<String> {
     let mut out = Vec::new();
     let runs = p.series.len();
@@ -28,8 +29,14 @@ pub fn series_warnings(p: &PhaseResult) -> Vec<String> {
 /// Shortest series judged, in ms.
 const JUDGED_FROM_MS: f64 = 200.0;
 
-/// Operations per second over the points starting in `[from, to)` of the span.
-fn rate_between(series: &Series, from: f64, to: f64) -> Option<f64> {
+/// The fewest operations in the last tenth and in the middle fifth for drift to be judged:
+/// the rate of ten durable inserts moves by more than 20% with nothing drifting (a mean of
+/// n latencies spreading by about 40% spreads by 40%/sqrt(n): 13% at 10, 4% at 100).
+const DRIFT_FROM_OPS: u64 = 100;
+
+/// Operations per second over the points starting in `[from, to)` of the span, and how
+/// many operations that is.
+fn rate_between(series: &Series, from: f64, to: f64) -> Option<(f64, u64)> {
     let n = series.points.len();
     let (mut ops, mut ms) = (0u64, 0.0);
     for (i, p) in series.points.iter().enumerate() {
@@ -45,15 +52,18 @@ fn rate_between(series: &Series, from: f64, to: f64) -> Option<f64> {
         ops += p.ops;
         ms += width;
     }
-    (ms > 0.0).then(|| ops as f64 / (ms / 1000.0))
+    (ms > 0.0).then(|| (ops as f64 / (ms / 1000.0), ops))
 }
 
 fn drift(series: &Series) -> Option<String> {
     if series.span_ms < JUDGED_FROM_MS || series.points.len() < 10 {
         return None;
     }
-    let middle = rate_between(series, 0.4, 0.6)?;
-    let last = rate_between(series, 0.9, 1.0)?;
+    let (middle, middle_ops) = rate_between(series, 0.4, 0.6)?;
+    let (last, last_ops) = rate_between(series, 0.9, 1.0)?;
+    if middle_ops.min(last_ops) < DRIFT_FROM_OPS {
+        return None;
+    }
     let change = last / middle - 1.0;
     (middle > 0.0 && change.abs() > 0.2).then(|| {
         format!(
@@ -142,6 +152,19 @@ mod tests {
             *r = 8_500.0;
         }
         assert_eq!(drift(&series(&slowing)), None);
+    }
+
+    #[test]
+    fn drift_over_few_operations_is_not_judged() {
+        // 1,000 ops/s in 10 ms points: 40 operations in the last tenth, 28 when it slows.
+        let mut slowing = vec![1_000.0; 40];
+        for r in &mut slowing[36..] {
+            *r = 700.0;
+        }
+        assert_eq!(drift(&series(&slowing)), None);
+        // Ten times the operations, the same shape: judged.
+        let tenfold: Vec<f64> = slowing.iter().map(|r| r * 10.0).collect();
+        assert!(drift(&series(&tenfold)).is_some());
     }
 
     #[test]
