@@ -154,7 +154,7 @@ pub struct CheckArgs {
     pub durability: Vec<Durability>,
 
     /// Seconds a connect may take before that store fails.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive, allow_negative_numbers = true)]
     pub connect_timeout: NonZeroU64,
 
     #[command(flatten)]
@@ -275,7 +275,7 @@ pub struct RunArgs {
     pub sizes: Vec<Size>,
 
     /// Searches per inserted record (the blog's 40).
-    #[arg(long, value_name = "N", default_value = "40", value_parser = parse_positive)]
+    #[arg(long, value_name = "N", default_value = "40", value_parser = parse_positive, allow_negative_numbers = true)]
     pub searches_per_insert: NonZeroU64,
 
     /// YCSB suite: the core workloads to run, in order, after the load (YCSB's recommended
@@ -295,15 +295,20 @@ pub struct RunArgs {
 
     /// Driver suite: multiplies the seed's iteration counts (1 = the seed's 250,000 /
     /// 50,000 / 500,000).
-    #[arg(long, value_name = "FACTOR", default_value = "0.1", value_parser = parse_scale)]
+    #[arg(long, value_name = "FACTOR", default_value = "0.1", value_parser = parse_scale, allow_negative_numbers = true)]
     pub scale: f64,
 
     /// Runs of the whole suite made first and discarded (warming caches and connections).
-    #[arg(long, value_name = "N", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "1",
+        allow_negative_numbers = true
+    )]
     pub warmup_runs: u32,
 
     /// Measured runs of the whole suite; every figure is their median (with min and max).
-    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_positive)]
+    #[arg(long, value_name = "K", default_value = "3", value_parser = parse_positive, allow_negative_numbers = true)]
     pub runs: NonZeroU64,
 
     /// Concurrency levels of the search phases: a comma list of task counts, each task on
@@ -312,7 +317,8 @@ pub struct RunArgs {
         long,
         value_name = "LEVELS",
         value_delimiter = ',',
-        default_value = "1"
+        default_value = "1",
+        allow_negative_numbers = true
     )]
     pub concurrency: Vec<Concurrency>,
 
@@ -322,19 +328,24 @@ pub struct RunArgs {
     /// thread of its own (SQLite, PostgreSQL, MySQL, MongoDB), one for Redis, Aerospike and
     /// Couchbase, whose servers are event loops that need the cores. The pool suite runs on
     /// one loop, as its seed does (more is refused there).
-    #[arg(long, value_name = "N", value_parser = parse_positive)]
+    #[arg(long, value_name = "N", value_parser = parse_positive, allow_negative_numbers = true)]
     pub client_threads: Option<NonZeroU64>,
 
     /// Open loop: issue searches on a fixed schedule of OPS per second (over all tasks) and
     /// time each from when it was due, so stalls are not hidden.
-    #[arg(long, value_name = "OPS", value_parser = parse_positive)]
+    #[arg(long, value_name = "OPS", value_parser = parse_positive, allow_negative_numbers = true)]
     pub rate: Option<NonZeroU64>,
 
     /// Classic suite: an operation that fails (a dropped connection, a server restarted)
     /// may be made again on a new connection, up to N times, after a wait of 50 ms doubling
     /// to 1.6 s. Every retry is counted and shown beside its phase; its time stays in the
     /// operation's latency. By default an error fails the phase at once.
-    #[arg(long, value_name = "N", default_value = "0")]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "0",
+        allow_negative_numbers = true
+    )]
     pub retries: u32,
 
     /// Classic or YCSB suite, one of several load clients on the same --url servers: do the
@@ -358,7 +369,8 @@ pub struct RunArgs {
         long,
         value_name = "SECONDS",
         default_value = "3600",
-        requires = "client"
+        requires = "client",
+        allow_negative_numbers = true
     )]
     pub meet_timeout: u64,
 
@@ -406,13 +418,18 @@ pub struct RunArgs {
     pub durability: Vec<Durability>,
 
     /// Seconds a connect may take before the store fails.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_positive, allow_negative_numbers = true)]
     pub connect_timeout: NonZeroU64,
 
     /// Seconds without a single finished operation after which a store that stopped
     /// answering is failed and the run goes on with the next store (the phases it finished
     /// are kept). 0: wait for ever.
-    #[arg(long, value_name = "SECONDS", default_value = "300")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value = "300",
+        allow_negative_numbers = true
+    )]
     pub stall_timeout: u64,
 
     /// Keep the data directories of the local servers dbcompare starts (their paths are

@@ -58,6 +58,19 @@ fn zero_searches_per_insert_names_the_flag() {
 #[test]
 fn zero_runs_concurrency_or_rate_name_the_flag() {
     refused(&["--runs", "0"], "--runs");
+    // A negative number is a value refused for what it is, not an unknown flag.
+    refused(
+        &["--runs", "-1"],
+        "'--runs <K>': must be at least 1, not '-1'",
+    );
+    refused(
+        &["--concurrency", "-4"],
+        "'--concurrency <LEVELS>': must be at least 1, not '-4'",
+    );
+    refused(
+        &["--warmup-runs", "-1"],
+        "invalid value '-1' for '--warmup-runs <N>'",
+    );
     refused(&["--concurrency", "1,0"], "--concurrency");
     refused(&["--rate", "0"], "--rate");
     refused(&["--rate", "fast"], "--rate");

@@ -1410,7 +1410,11 @@ fn a_quiet_run_still_says_what_went_wrong() {
         "{stderr}"
     );
 
-    let (code, stderr) = dbcompare(&["--runs", "1", "--sqlite-path", "/nonexistent/dir/db"]);
+    // A file that is no SQLite database: the store fails once it opens it.
+    let garbage = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(garbage.path(), vec![b'x'; 4096]).unwrap();
+    let path = garbage.path().to_str().unwrap();
+    let (code, stderr) = dbcompare(&["--runs", "1", "--sqlite-path", path]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.starts_with("1 failure: sqlite 1\nsqlite: failed: "),

@@ -118,6 +118,20 @@ impl RunPlan {
             (_, n) => n.map(|n| n.get() as usize),
         };
         flags::suite_flags(args)?;
+        if let Some(path) = &args.options.sqlite_path {
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+            if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
+                return Err(UsageError::new(format!(
+                    "--sqlite-path {}: {}",
+                    path.display(),
+                    if path.is_dir() {
+                        "a directory; give a file in it"
+                    } else {
+                        "its directory does not exist"
+                    }
+                )));
+            }
+        }
         let workloads = ycsb_workloads(args)?;
         let measured = u32::try_from(args.runs.get())
             .ok()

@@ -271,3 +271,33 @@ fn a_flag_the_suite_would_ignore_is_refused_and_a_default_passes() {
         assert!(resolves(argv), "{argv:?}");
     }
 }
+
+#[test]
+fn a_sqlite_path_that_cannot_be_a_file_is_refused_before_the_run() {
+    let refused = |path: &str| {
+        RunPlan::resolve(
+            &args(&["--store", "sqlite", "--sqlite-path", path]),
+            &no_env,
+            &installed,
+        )
+        .map(|_| ())
+        .unwrap_err()
+        .0
+    };
+    assert_eq!(
+        refused("/nonexistent/dir/db"),
+        "--sqlite-path /nonexistent/dir/db: its directory does not exist"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().to_str().unwrap();
+    assert!(refused(dir).ends_with(": a directory; give a file in it"));
+    let file = format!("{dir}/db.sqlite");
+    assert!(
+        RunPlan::resolve(
+            &args(&["--store", "sqlite", "--sqlite-path", &file]),
+            &no_env,
+            &installed
+        )
+        .is_ok()
+    );
+}
