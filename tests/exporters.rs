@@ -415,6 +415,15 @@ fn ycsb_suite_markdown() {
 }
 
 #[test]
+fn a_ycsb_run_at_several_levels_has_no_table_of_classic_searches() {
+    let mut report = ycsb_fixture();
+    report.plan.concurrency = vec![level(1), level(8)];
+    for out in [text::recap(&report), markdown::render(&report)] {
+        assert!(!out.contains("Search throughput by concurrency"), "{out}");
+    }
+}
+
+#[test]
 fn ycsb_suite_text() {
     insta::assert_snapshot!(text::render(&ycsb_fixture()));
 }

@@ -155,6 +155,49 @@ impl RunPlan {
                 )));
             }
         }
+        // Tasks beyond a phase's operations would each open a connection to make none.
+        let highest = levels.iter().map(|c| u64::from(c.get())).max().unwrap_or(1);
+        let first = levels.first().map_or(1, |c| u64::from(c.get()));
+        // Each phase's operations, the tasks it runs with, and its name.
+        let phases: Vec<(u64, u64, String)> = match args.suite {
+            Suite::Classic => args
+                .sizes
+                .iter()
+                .map(|s| {
+                    let searches = s.records.saturating_mul(args.searches_per_insert.get());
+                    (
+                        searches,
+                        highest,
+                        format!("{}'s {searches} searches", s.name),
+                    )
+                })
+                .collect(),
+            Suite::Ycsb => workloads
+                .iter()
+                .flat_map(|w| {
+                    [
+                        (
+                            w.record_count,
+                            first,
+                            format!("the load's {} inserts", w.record_count),
+                        ),
+                        (
+                            w.operation_count,
+                            highest,
+                            format!("workload {}'s {} operations", w.name, w.operation_count),
+                        ),
+                    ]
+                })
+                .collect(),
+            Suite::Driver | Suite::Pool => Vec::new(),
+        };
+        if let Some((ops, tasks, what)) = phases.into_iter().find(|(ops, tasks, _)| tasks > ops) {
+            return Err(UsageError::new(format!(
+                "--concurrency {tasks}: more tasks than {what}, so {} would make none (at \
+                 most {ops})",
+                tasks - ops
+            )));
+        }
         let rendezvous = match (args.client, args.start_at) {
             (Some(share), Some(start_at)) => {
                 if !named {

@@ -301,3 +301,72 @@ fn a_sqlite_path_that_cannot_be_a_file_is_refused_before_the_run() {
         .is_ok()
     );
 }
+
+#[test]
+fn more_tasks_than_a_phase_has_operations_is_refused() {
+    let refused = |argv: &[&str]| {
+        RunPlan::resolve(&args(argv), &no_env, &installed)
+            .map(|_| ())
+            .unwrap_err()
+            .0
+    };
+    assert_eq!(
+        refused(&[
+            "--store",
+            "redis",
+            "--sizes",
+            "micro,tiny",
+            "--concurrency",
+            "1,5000"
+        ]),
+        "--concurrency 5000: more tasks than micro's 4000 searches, so 1000 would make none \
+         (at most 4000)"
+    );
+    assert!(
+        refused(&[
+            "--store",
+            "redis",
+            "--suite",
+            "ycsb",
+            "-p",
+            "operationcount=10",
+            "--concurrency",
+            "20"
+        ])
+        .contains("workload a's 10 operations"),
+    );
+    // The load runs at the first level only.
+    let load = |levels: &str| {
+        RunPlan::resolve(
+            &args(&[
+                "--store",
+                "redis",
+                "--suite",
+                "ycsb",
+                "-p",
+                "recordcount=5",
+                "--concurrency",
+                levels,
+            ]),
+            &no_env,
+            &installed,
+        )
+    };
+    assert!(load("1,8").is_ok());
+    assert!(load("8").unwrap_err().0.contains("the load's 5 inserts"));
+    assert!(
+        RunPlan::resolve(
+            &args(&[
+                "--store",
+                "redis",
+                "--sizes",
+                "micro",
+                "--concurrency",
+                "4000"
+            ]),
+            &no_env,
+            &installed
+        )
+        .is_ok()
+    );
+}

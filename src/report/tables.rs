@@ -234,7 +234,8 @@ pub fn suite_title(report: &Report) -> &'static str {
 /// and size, one column per level, `ops/s (p99 us)` in each cell.
 pub fn scaling_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
     let levels = &report.plan.concurrency;
-    if levels.len() < 2 {
+    // The classic suite's searches alone (YCSB's table gives each level its own rows).
+    if levels.len() < 2 || report.plan.suite != Suite::Classic {
         return None;
     }
     let mut headers = vec!["store".to_string(), "size".to_string()];
