@@ -132,11 +132,11 @@ pub struct CompareArgs {
     /// Exit 1 when any figure got significantly worse by more than PCT percent (throughput
     /// down, or p50 or p99 latency up), or could not be judged (fewer than 3 runs on a
     /// side): for a driver's CI.
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent, allow_negative_numbers = true)]
     pub fail_if_slower: Option<f64>,
 
     /// Significance level of the t-test (a change is significant when p < ALPHA).
-    #[arg(long, value_name = "ALPHA", default_value = "0.05", value_parser = parse_alpha)]
+    #[arg(long, value_name = "ALPHA", default_value = "0.05", value_parser = parse_alpha, allow_negative_numbers = true)]
     pub alpha: f64,
 }
 
@@ -376,7 +376,7 @@ pub struct RunArgs {
 
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
-    #[arg(long, default_value_t = DEFAULT_SEED)]
+    #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Directory for run.json and results.md (created if needed).

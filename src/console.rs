@@ -24,6 +24,8 @@ pub struct Console {
     /// The store whose lines are being printed: the last one named on screen. Variants'
     /// runs take turns, so a store's lines are named again after another's.
     named: String,
+    /// The stores whose header was printed: only those are named again.
+    described: Vec<String>,
     /// The current run's label (`run 2/3`), when there is more than one.
     run: Option<String>,
     bar: Option<ProgressBar>,
@@ -37,6 +39,7 @@ impl Console {
             bars: !quiet && std::io::stderr().is_terminal(),
             store: String::new(),
             named: String::new(),
+            described: Vec::new(),
             run: None,
             bar: None,
         }
@@ -50,9 +53,10 @@ impl Console {
         }
     }
 
-    /// Names the current store before its lines when another store's came last.
+    /// Names the current store before its lines when another described store's came last
+    /// (before its header the store's first lines need none).
     fn name_the_store(&mut self) {
-        if self.named != self.store {
+        if self.named != self.store && self.described.contains(&self.store) {
             self.named = self.store.clone();
             self.line(&format!("== {} ==", self.store));
         }
@@ -85,6 +89,7 @@ impl Observer for Console {
 
     fn store_described(&mut self, result: &StoreResult) {
         self.named = result.store.clone();
+        self.described.push(result.store.clone());
         self.line(&lines::store_header(result));
     }
 

@@ -113,9 +113,24 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
         );
         return Ok(1);
     }
-    // A gate that could not judge a figure does not pass it.
+    // A gate that cannot tell does not pass: a store or phase the new run lacks, or figures
+    // from fewer runs than a verdict needs. (A phase measured once by design, as YCSB's
+    // load, is not judged when both runs asked for enough.)
+    if let Some(first) = comparison.lacking.first() {
+        eprintln!(
+            "error: --fail-if-slower: the new run lacks {} of what the base measured ({first}{})",
+            comparison.lacking.len(),
+            if comparison.lacking.len() > 1 {
+                ", ..."
+            } else {
+                ""
+            },
+        );
+        return Ok(1);
+    }
+    let few = |r: &crate::report::model::Report| r.plan.runs.get() < compare::MIN_RUNS as u32;
     let unjudged = comparison.unjudged();
-    if let Some(first) = unjudged.first() {
+    if let Some(first) = unjudged.first().filter(|_| few(&base) || few(&new)) {
         eprintln!(
             "error: --fail-if-slower cannot judge {} figure(s) ({first}{}): fewer than {} runs on \
              a side; make both runs with --runs {} or more",

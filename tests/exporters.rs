@@ -982,12 +982,13 @@ fn the_verdict_opens_with_each_stores_geometric_mean_over_the_phases_all_ran() {
     ];
     report.plan.stores = vec!["a".into(), "b".into(), "c".into()];
     // a: 1.00 and 0.625 of the best; b: 0.50 and 1.00; c: 0.25 and 0.156.
-    let line = verdict::standings(&verdict::glance(&report)).expect("three stores, two phases");
+    let line =
+        verdict::standings(&report, &verdict::glance(&report)).expect("three stores, two phases");
     assert_eq!(
         line,
         "Over the 2 phases every store ran, each store's geometric mean of its vs best: \
          a 0.79x (first in 1), b 0.71x (first in 1), c 0.20x. 1 phase left out: not every \
-         store ran it without errors."
+         store has a figure of it (not run, not applicable, or errors)."
     );
     // It opens the verdict in every rendering, before the table.
     let recap = text::recap(&report);
@@ -1009,6 +1010,17 @@ fn the_verdict_opens_with_each_stores_geometric_mean_over_the_phases_all_ran() {
         "{page}"
     );
 
+    // A store that ran but has no phase without errors is named, not dropped.
+    let mut failed = StoreResult::new("d");
+    failed.status = StoreStatus::Failed;
+    let mut with_failed = report.clone();
+    with_failed.stores.push(failed);
+    let line = verdict::standings(&with_failed, &verdict::glance(&with_failed)).unwrap();
+    assert!(
+        line.ends_with(" Not in it: d (no phase without errors)."),
+        "{line}"
+    );
+
     // YCSB: a workload of several operations counts once, by its total row.
     let ycsb = |name: &str, fast: f64| {
         let mut s = StoreResult::new(name);
@@ -1026,7 +1038,7 @@ fn the_verdict_opens_with_each_stores_geometric_mean_over_the_phases_all_ran() {
     };
     let mut run = report.clone();
     run.stores = vec![ycsb("x", 1.0), ycsb("y", 2.0)];
-    let line = verdict::standings(&verdict::glance(&run)).expect("two stores, three rows");
+    let line = verdict::standings(&run, &verdict::glance(&run)).expect("two stores, three rows");
     assert!(
         line.starts_with("Over the 3 phases every store ran, each store's geometric mean of its vs best: y 1.00x (first in 3), x 0.50x."),
         "{line}"
@@ -1036,11 +1048,11 @@ fn the_verdict_opens_with_each_stores_geometric_mean_over_the_phases_all_ran() {
     for s in &mut report.stores {
         s.phases.truncate(1);
     }
-    assert_eq!(verdict::standings(&verdict::glance(&report)), None);
+    assert_eq!(verdict::standings(&report, &verdict::glance(&report)), None);
     let mut alone = store("a", [10.0, 40.0, 100.0]);
     alone.phases.truncate(3);
     report.stores = vec![alone];
-    assert_eq!(verdict::standings(&verdict::glance(&report)), None);
+    assert_eq!(verdict::standings(&report, &verdict::glance(&report)), None);
 }
 
 #[test]

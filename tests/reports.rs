@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use dbcompare::report::model::SCHEMA_VERSION;
+use dbcompare::report::model::{Report, SCHEMA_VERSION};
 use dbcompare::report::{chart, json, verdict};
 use proptest::prelude::*;
 
@@ -266,23 +266,48 @@ fn compare_of_two_real_runs() {
     assert!(stderr.contains("30.0% worse"), "{stderr}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("**slower**"));
 
-    // From one run a side nothing can be judged: the gate does not pass it.
+    // The gate against a copy of the run: exit 1 naming why, or 0.
+    let gate = |report: &Report, name: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, json::render(report)).unwrap();
+        let output = dbcompare()
+            .arg("compare")
+            .arg(&base)
+            .arg(&path)
+            .args(["--fail-if-slower", "10"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), stderr)
+    };
+    let mut report = json::parse(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    assert_eq!(gate(&report, "same.json").0, Some(0));
+    // A phase measured once by design (YCSB's load) in runs that asked for 3: not judged,
+    // and no reason to fail.
+    let mut once_by_design = report.clone();
+    once_by_design.stores[0].phases[0].runs.clear();
+    let (code, stderr) = gate(&once_by_design, "load.json");
+    assert_eq!(code, Some(0), "{stderr}");
+    // From a run of one: nothing can be judged, and the gate does not pass it.
+    report.plan.runs = std::num::NonZeroU32::new(1).unwrap();
     for p in &mut report.stores[0].phases {
-        p.runs.truncate(1);
+        p.runs.clear();
     }
-    let once = dir.path().join("once.json");
-    std::fs::write(&once, json::render(&report)).unwrap();
-    let output = dbcompare()
-        .arg("compare")
-        .arg(&once)
-        .arg(&once)
-        .args(["--fail-if-slower", "10"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let (code, stderr) = gate(&report, "once.json");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("--fail-if-slower cannot judge"), "{stderr}");
     assert!(stderr.contains("--runs 3 or more"), "{stderr}");
+    // A store the new run lacks: it cannot be seen, so it does not pass.
+    let mut lacking = json::parse(&std::fs::read_to_string(&base).unwrap()).unwrap();
+    let gone = lacking.stores.remove(0).store;
+    let (code, stderr) = gate(&lacking, "lacking.json");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "the new run lacks 1 of what the base measured ({gone})"
+        )),
+        "{stderr}"
+    );
 }
 
 /// Headless Chromium, as the tests start it: no sandbox (root), no GPU, no background

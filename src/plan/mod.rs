@@ -118,7 +118,11 @@ impl RunPlan {
             (_, n) => n.map(|n| n.get() as usize),
         };
         flags::suite_flags(args)?;
-        if let Some(path) = &args.options.sqlite_path {
+        // Checked where SQLite runs, for a file name (a `file:` URI is SQLite's to read).
+        if let Some(path) = &args.options.sqlite_path
+            && stores.iter().any(|s| s.id.kind == StoreKind::Sqlite)
+            && !path.to_string_lossy().starts_with("file:")
+        {
             let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
             if dir.is_some_and(|d| !d.is_dir()) || path.is_dir() {
                 return Err(UsageError::new(format!(
@@ -158,7 +162,9 @@ impl RunPlan {
         // Tasks beyond a phase's operations would each open a connection to make none.
         let highest = levels.iter().map(|c| u64::from(c.get())).max().unwrap_or(1);
         let first = levels.first().map_or(1, |c| u64::from(c.get()));
-        // Each phase's operations, the tasks it runs with, and its name.
+        // Each phase's operations (a load client's share of them), the tasks it runs with,
+        // and its name.
+        let clients = args.client.map_or(1, |s| u64::from(s.count()));
         let phases: Vec<(u64, u64, String)> = match args.suite {
             Suite::Classic => args
                 .sizes
@@ -191,6 +197,10 @@ impl RunPlan {
                 .collect(),
             Suite::Driver | Suite::Pool => Vec::new(),
         };
+        let phases = phases.into_iter().map(|(ops, tasks, what)| match clients {
+            1 => (ops, tasks, what),
+            n => (ops / n, tasks, format!("this client's 1/{n} of {what}")),
+        });
         if let Some((ops, tasks, what)) = phases.into_iter().find(|(ops, tasks, _)| tasks > ops) {
             return Err(UsageError::new(format!(
                 "--concurrency {tasks}: more tasks than {what}, so {} would make none (at \

@@ -291,6 +291,15 @@ fn a_sqlite_path_that_cannot_be_a_file_is_refused_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path().to_str().unwrap();
     assert!(refused(dir).ends_with(": a directory; give a file in it"));
+    // Where SQLite does not run, the flag is not its concern.
+    assert!(
+        RunPlan::resolve(
+            &args(&["--store", "redis", "--sqlite-path", "/nonexistent/x.db"]),
+            &no_env,
+            &installed
+        )
+        .is_ok()
+    );
     let file = format!("{dir}/db.sqlite");
     assert!(
         RunPlan::resolve(

@@ -160,6 +160,9 @@ pub struct Comparison {
     pub stores: Vec<StoreComparison>,
     /// Stores only one run has (`only in base: redis`).
     pub unmatched_stores: Vec<String>,
+    /// What the base run measured and the new one did not: its stores with figures and
+    /// their phases (`redis`, `postgres SEARCH micro`).
+    pub lacking: Vec<String>,
 }
 
 impl Comparison {
@@ -202,10 +205,24 @@ pub fn compare(base: &Report, new: &Report, alpha: f64) -> Result<Comparison, St
     }
     let mut stores = Vec::new();
     let mut unmatched_stores = Vec::new();
+    let mut lacking = Vec::new();
     for b in &base.stores {
         match new.stores.iter().find(|n| n.store == b.store) {
-            Some(n) => stores.push(compare_store(b, n, alpha)),
-            None => unmatched_stores.push(format!("only in base: {}", b.store)),
+            Some(n) => {
+                lacking.extend(
+                    b.phases
+                        .iter()
+                        .filter(|p| !n.phases.iter().any(|q| same_phase(p, q)))
+                        .map(|p| format!("{} {}", b.store, phase_name(p))),
+                );
+                stores.push(compare_store(b, n, alpha));
+            }
+            None => {
+                if !b.phases.is_empty() {
+                    lacking.push(b.store.clone());
+                }
+                unmatched_stores.push(format!("only in base: {}", b.store));
+            }
         }
     }
     for n in &new.stores {
@@ -219,6 +236,7 @@ pub fn compare(base: &Report, new: &Report, alpha: f64) -> Result<Comparison, St
         differences: differences(base, new),
         stores,
         unmatched_stores,
+        lacking,
     })
 }
 

@@ -72,7 +72,7 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         return out;
     }
     let _ = writeln!(out, "<h2>{}</h2>", verdict::HEADING);
-    if let Some(line) = verdict::standings(&g) {
+    if let Some(line) = verdict::standings(report, &g) {
         let _ = writeln!(out, "<p>{}</p>", escape(&line));
     }
     if !g.phases.is_empty() {

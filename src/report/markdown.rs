@@ -35,7 +35,7 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         return out;
     }
     let _ = writeln!(out, "## {}\n", verdict::HEADING);
-    if let Some(line) = verdict::standings(&g) {
+    if let Some(line) = verdict::standings(report, &g) {
         let _ = writeln!(out, "{line}\n");
     }
     if !g.phases.is_empty() {

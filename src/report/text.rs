@@ -27,7 +27,7 @@ pub fn glance(report: &Report) -> String {
     if !g.phases.is_empty() {
         out.push_str(verdict::HEADING);
         out.push_str("\n\n");
-        if let Some(line) = verdict::standings(&g) {
+        if let Some(line) = verdict::standings(report, &g) {
             out.push_str(&line);
             out.push_str("\n\n");
         }

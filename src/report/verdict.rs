@@ -290,12 +290,12 @@ pub fn rows(g: &Glance<'_>) -> Vec<Vec<String>> {
 }
 
 /// The whole verdict in one sentence, for a run of several phases: each store's geometric
-/// mean of its `vs best` over the phases every ranked store ran without errors (a YCSB
+/// mean of its `vs best` over the phases every ranked store measured without errors (a YCSB
 /// workload of several operations counted once, by its total), best first, with the phases it ranked first in
 /// (a shared first rank counts). The geometric mean, as benchmark suites sum up ratios: a
 /// store twice as fast in one phase and half as fast in another comes out even. None with
 /// fewer than two stores or two such phases.
-pub fn standings(g: &Glance<'_>) -> Option<String> {
+pub fn standings(report: &Report, g: &Glance<'_>) -> Option<String> {
     // A YCSB operation's row where its workload has a total row (`a READ` beside `a total`).
     let summed = |v: &&PhaseVerdict<'_>| {
         let workload = v.size.trim().split_once(' ').map(|(w, _)| w);
@@ -352,6 +352,13 @@ pub fn standings(g: &Glance<'_>) -> Option<String> {
         })
         .collect();
     let left_out = g.phases.iter().filter(summed).count() - phases.len();
+    let absent: Vec<&str> = report
+        .stores
+        .iter()
+        .enumerate()
+        .filter(|(i, s)| ran(s) && !stores.contains(i))
+        .map(|(_, s)| s.store.as_str())
+        .collect();
     let mut line = format!(
         "Over the {} phases every store ran, each store's geometric mean of its vs best: {}.",
         phases.len(),
@@ -359,9 +366,16 @@ pub fn standings(g: &Glance<'_>) -> Option<String> {
     );
     if left_out > 0 {
         line.push_str(&format!(
-            " {left_out} phase{} left out: not every store ran {} without errors.",
+            " {left_out} phase{} left out: not every store has a figure of {} (not run, not \
+             applicable, or errors).",
             if left_out == 1 { "" } else { "s" },
             if left_out == 1 { "it" } else { "them" }
+        ));
+    }
+    if !absent.is_empty() {
+        line.push_str(&format!(
+            " Not in it: {} (no phase without errors).",
+            absent.join(", ")
         ));
     }
     Some(line)
