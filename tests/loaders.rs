@@ -1404,7 +1404,13 @@ proptest! {
 fn a_quiet_run_still_says_what_went_wrong() {
     let (code, stderr) = dbcompare(&["--runs", "1", "--rate", "100000000"]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.starts_with("1 warning: sqlite 1\n"), "{stderr}");
+    // The schedule falls behind; on a busy machine the throughput may also drift.
+    let heading = stderr.lines().next().unwrap_or_default();
+    let counted = |n: &str| format!("{n} warning{}: sqlite {n}", if n == "1" { "" } else { "s" });
+    assert!(
+        ["1", "2", "3"].iter().any(|n| heading == counted(n)),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("sqlite: SEARCH micro (open loop): the schedule fell behind"),
         "{stderr}"
