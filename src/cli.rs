@@ -130,8 +130,9 @@ pub struct CompareArgs {
     pub new: PathBuf,
 
     /// Exit 1 when any figure got significantly worse by more than PCT percent (throughput
-    /// down, or p50 or p99 latency up), or could not be judged (fewer than 3 runs on a
-    /// side): for a driver's CI.
+    /// down; p50 or p99 latency, the server's CPU or bytes written per operation up), when
+    /// a throughput or latency could not be judged (fewer than 3 runs on a side), or when
+    /// the new run lacks a store or phase the base measured: for a driver's CI.
     #[arg(long, value_name = "PCT", value_parser = parse_percent, allow_negative_numbers = true)]
     pub fail_if_slower: Option<f64>,
 

@@ -67,7 +67,7 @@ fn a_store_that_cannot_run_is_skipped_under_all_and_a_problem_when_named() {
     let fix = if cfg!(feature = "aerospike") {
         "fix:     dbcompare starts no local aerospike server"
     } else {
-        "fix:     not in this build: `cargo build --release --features aerospike` adds it"
+        "fix:     not in this build: `cargo build --release --features aerospike`"
     };
     assert!(out.contains(fix), "{out}");
 }

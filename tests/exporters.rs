@@ -1097,6 +1097,29 @@ fn every_report_opens_with_the_verdict_and_gives_a_skipped_store_no_column() {
     }
 }
 
+/// Stores not built in share one entry of the skipped line, with one command that builds
+/// them all in; a store skipped for another reason keeps its own.
+#[test]
+fn stores_skipped_alike_share_one_entry() {
+    let mut report = fixture();
+    for name in ["mongodb", "couchbase"] {
+        let mut s = StoreResult::new(name);
+        s.status = StoreStatus::Skipped;
+        s.error = Some(format!(
+            "not in this build: `cargo build --release --features {name}` \
+             (`--features all-stores`: every store)"
+        ));
+        report.stores.push(s);
+    }
+    let line = verdict::skipped_line(&report).unwrap();
+    assert_eq!(
+        line,
+        "Skipped (not run, so in no table): absent (not installed: run provisioning/install.sh \
+         absent); mongodb, couchbase (not in this build: `cargo build --release --features \
+         mongodb,couchbase` (`--features all-stores`: every store))."
+    );
+}
+
 /// A concurrency level of the fixtures.
 fn level(n: u32) -> Concurrency {
     Concurrency::new(n).expect("a level of at least 1")

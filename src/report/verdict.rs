@@ -558,14 +558,28 @@ pub fn warnings_summary(report: &Report, warnings: &[(String, Vec<String>)]) -> 
 
 /// The stores that did not run, once, in one line with why: `Skipped (not run, so in no
 /// table): mongodb (no local server ...); aerospike (...).`; none when every store ran.
+/// Stores skipped for the same reason share one entry, and so do those not built in, whose
+/// reasons differ only in the cargo feature named as the store: `mongodb, couchbase (not
+/// in this build: `cargo build --release --features mongodb,couchbase` ...)`.
 pub fn skipped_line(report: &Report) -> Option<String> {
-    let skipped: Vec<String> = report
-        .stores
+    // (the stores, the reason split where it names the store's own feature)
+    let mut groups: Vec<(Vec<&str>, Option<Vec<&str>>)> = Vec::new();
+    for s in report.stores.iter().filter(|s| !ran(s)) {
+        let feature = format!("--features {}`", s.store);
+        let why: Option<Vec<&str>> = s.error.as_deref().map(|e| e.split(&feature).collect());
+        match groups.iter_mut().find(|(_, w)| *w == why) {
+            Some((stores, _)) => stores.push(&s.store),
+            None => groups.push((vec![&s.store], why)),
+        }
+    }
+    let skipped: Vec<String> = groups
         .iter()
-        .filter(|s| !ran(s))
-        .map(|s| match &s.error {
-            Some(why) => format!("{} ({why})", s.store),
-            None => s.store.clone(),
+        .map(|(stores, why)| match why {
+            Some(parts) => {
+                let feature = format!("--features {}`", stores.join(","));
+                format!("{} ({})", stores.join(", "), parts.join(&feature))
+            }
+            None => stores.join(", "),
         })
         .collect();
     (!skipped.is_empty())
