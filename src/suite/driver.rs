@@ -13,7 +13,7 @@ use anyhow::Result;
 
 use super::Observer;
 use super::clients::{Clients, Connect};
-use super::executor::{self, Done, Operation, Phase, Problem, Timing};
+use super::executor::{self, Deal, Done, Operation, Phase, Problem, Timing};
 use crate::measure;
 use crate::report::model::{PhaseKind, StoreResult};
 use crate::store::{DriverStore, Store};
@@ -90,7 +90,7 @@ async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
             executor::announce(&rep, Some(&test.name()), observer);
             let op = Arc::new(Iteration::<C> {
                 operation: test.operation(),
-                iterations: size.records,
+                deal: Deal::new((0..size.records).map(|i| (i, i))),
                 store: std::marker::PhantomData,
             });
             let ran = executor::execute(clients, connections, &phase, op, observer).await?;
@@ -114,11 +114,11 @@ async fn run_tests<C: Connect<Store: DriverStore> + Send + 'static>(
     Ok(())
 }
 
-/// One iteration of a driver test; the iterations are shared out over the tasks, each on
-/// its connection's event loop.
+/// One iteration of a driver test; the iterations are dealt to whichever task is free,
+/// each on its connection's event loop.
 struct Iteration<C> {
     operation: DriverOp,
-    iterations: u64,
+    deal: Deal<(u64, u64)>,
     store: std::marker::PhantomData<fn() -> C>,
 }
 
@@ -136,12 +136,10 @@ impl<C: Connect<Store: DriverStore> + Send + 'static> Operation for Iteration<C>
 
     fn items(
         &self,
-        task: usize,
-        tasks: usize,
+        _task: usize,
+        _tasks: usize,
     ) -> impl Iterator<Item = (u64, u64)> + Send + 'static {
-        (task as u64..self.iterations)
-            .step_by(tasks)
-            .map(|i| (i, i))
+        self.deal.hand()
     }
 
     async fn perform(&self, store: &mut C::Store, _task: &mut (), _number: u64, i: u64) -> Done {

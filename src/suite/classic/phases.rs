@@ -11,7 +11,7 @@ use anyhow::Result;
 use crate::interrupt;
 use crate::store::Store;
 use crate::suite::clients::Connect;
-use crate::suite::executor::{Done, Operation, Problem, Timing};
+use crate::suite::executor::{Deal, Done, Operation, Problem, Timing};
 use crate::workload::record::{Record, Records, SearchOrder};
 use crate::workload::share::Share;
 
@@ -147,12 +147,12 @@ impl<C: Connect + Send + 'static> Operation for Insert<C> {
     }
 }
 
-/// A search by unique_id, its answer checked.
+/// A search by unique_id, its answer checked; the searches dealt to whichever task is free.
 pub(super) struct Search<C> {
     retry: Retry<C>,
     records: Arc<Records>,
-    order: Arc<SearchOrder>,
-    share: Share,
+    /// This client's searches: each one's number in its share and its record's index.
+    deal: Deal<(u64, usize)>,
 }
 
 impl<C> Search<C> {
@@ -162,11 +162,11 @@ impl<C> Search<C> {
         (records, order): (&Arc<Records>, &Arc<SearchOrder>),
         share: Share,
     ) -> Self {
+        let searches = share.of(order.iter()).enumerate();
         Search {
             retry,
             records: Arc::clone(records),
-            order: Arc::clone(order),
-            share,
+            deal: Deal::new(searches.map(|(i, index)| (i as u64, index as usize))),
         }
     }
 }
@@ -188,14 +188,10 @@ impl<C: Connect + Send + 'static> Operation for Search<C> {
 
     fn items(
         &self,
-        task: usize,
-        tasks: usize,
+        _task: usize,
+        _tasks: usize,
     ) -> impl Iterator<Item = (u64, usize)> + Send + 'static {
-        let searches = self.share.of(self.order.iter()).enumerate();
-        searches
-            .skip(task)
-            .step_by(tasks)
-            .map(|(i, index)| (i as u64, index as usize))
+        self.deal.hand()
     }
 
     async fn perform(

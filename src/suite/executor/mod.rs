@@ -18,7 +18,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 
+mod deal;
 mod progress;
+
+pub use self::deal::Deal;
 
 use self::progress::{Live, Status, TICK};
 use super::Observer;
@@ -168,7 +171,8 @@ pub trait Operation: Send + Sync + 'static {
     fn task(&self, task: usize) -> Self::Task;
 
     /// The operations task `task` of `tasks` makes, in order, each with its number in the
-    /// phase (by which open-loop pacing schedules it).
+    /// phase (by which open-loop pacing schedules it). Where the operations do not belong
+    /// to a task, a [`Deal`] hands each to the task that is free.
     fn items(
         &self,
         task: usize,
@@ -236,7 +240,8 @@ struct TaskRun<C, T> {
     pacer: Option<Pacer>,
 }
 
-/// One task of a phase: its share of the operations, one after another on its connection.
+/// One task of a phase: the operations it is given or dealt, one after another on its
+/// connection.
 async fn run_task<O: Operation>(
     op: Arc<O>,
     mut conn: O::Conn,

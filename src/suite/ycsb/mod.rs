@@ -399,6 +399,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     let op = Arc::new(ops::Operations::<C> {
         workload: Arc::new(workload.clone()),
         truth: Arc::clone(truth),
+        deal: source.deal(),
         source,
         versions,
         store: std::marker::PhantomData,

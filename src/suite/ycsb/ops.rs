@@ -1,4 +1,4 @@
-//! One task of a YCSB run: its share of the operations (a run's drawn as the task makes
+//! One task of a YCSB run: the operations dealt to it (a run's drawn as the task makes
 //! them, over the acknowledged records), each timed around the store's calls alone and each
 //! answer checked against [`Truth`]. As in YCSB, a read-modify-write's read
 //! and update are also counted as a READ and an UPDATE.
@@ -15,7 +15,7 @@ use super::truth::{Insert, Truth};
 use crate::measure;
 use crate::store::{YcsbFields, YcsbStore};
 use crate::suite::clients::Connect;
-use crate::suite::executor::{Done, Operation, Problem, Timing};
+use crate::suite::executor::{Deal, Done, Operation, Problem, Timing};
 use crate::workload::ycsb::{self, Draw, Op, OpKind, Workload};
 
 fn problem(kind: &'static str, message: impl Into<String>) -> Problem {
@@ -32,6 +32,8 @@ pub(super) struct Operations<C> {
     pub workload: Arc<Workload>,
     pub truth: Arc<Truth>,
     pub source: Source,
+    /// The operations' numbers (with the given ones), dealt to whichever task is free.
+    pub deal: Deal<(u64, Option<Op>)>,
     /// The versions of a field this client writes and accepts.
     pub versions: Versions,
     pub store: std::marker::PhantomData<fn() -> C>,
@@ -39,7 +41,7 @@ pub(super) struct Operations<C> {
 
 /// Where a phase's operations come from.
 pub(super) enum Source {
-    /// Given up front: operation `i` runs on task `i mod tasks`.
+    /// Given up front, made in order.
     Given(Arc<Vec<Op>>),
     /// `count` operations, each drawn by the task that makes it when its turn comes, over
     /// the records whose insert is acknowledged then (YCSB's threads share one generator
@@ -48,6 +50,18 @@ pub(super) enum Source {
 }
 
 impl Source {
+    /// The phase's operations, numbered, as its tasks take them: the given ones, or only
+    /// the numbers of those drawn when made.
+    pub fn deal(&self) -> Deal<(u64, Option<Op>)> {
+        match self {
+            Source::Given(ops) => {
+                let ops = Arc::clone(ops);
+                Deal::new((0..ops.len()).map(move |i| (i as u64, Some(ops[i]))))
+            }
+            Source::Drawn { count, .. } => Deal::new((0..*count).map(|i| (i, None))),
+        }
+    }
+
     /// A run's operations, drawn from `draw`.
     pub fn drawn(draw: Draw, count: u64) -> Self {
         Source::Drawn {
@@ -103,16 +117,10 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
 
     fn items(
         &self,
-        task: usize,
-        tasks: usize,
+        _task: usize,
+        _tasks: usize,
     ) -> impl Iterator<Item = (u64, Option<Op>)> + Send + 'static {
-        let (ops, count) = match &self.source {
-            Source::Given(ops) => (Some(Arc::clone(ops)), ops.len() as u64),
-            Source::Drawn { count, .. } => (None, *count),
-        };
-        (task as u64..count)
-            .step_by(tasks)
-            .map(move |i| (i, ops.as_ref().map(|ops| ops[i as usize])))
+        self.deal.hand()
     }
 
     async fn perform(
