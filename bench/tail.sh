@@ -24,8 +24,8 @@ use_server "$store"
 urls=()
 [ -n "$url" ] && urls=(--url "$store=$url")
 echo "$store, classic SEARCH small at concurrency 8: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date +%F)"
-printf '%-14s %5s %4s %9s %9s %8s %8s  %s\n' binary loops rep "ops/s" middle "over" "span s" \
-  "the last points (ops/s)"
+printf '%-14s %5s %4s %9s %9s %8s %8s %7s  %s\n' binary loops rep "ops/s" middle "over" "span s" \
+  "cpu us" "the last points (ops/s)"
 for rep in $(seq 1 "$runs"); do
   order=("${bins[@]}")
   if [ $((rep % 2)) -eq 0 ]; then
@@ -51,9 +51,9 @@ steady = sum(x["ops"] for x in middle) / (len(middle) * w) * 1000
 widths = [w] * (n - 1) + [series["span_ms"] - (n - 1) * w]
 last = " ".join(f"{x['ops'] / wd * 1000:.0f}" for x, wd in zip(points[-4:], widths[-4:]))
 print(f"{sys.argv[4][:14]:14} {sys.argv[2]:>5} {sys.argv[3]:>4} {p['ops_per_s']:9.0f} {steady:9.0f} "
-      f"{p['ops_per_s'] / steady:8.3f} {series['span_ms'] / 1000:8.1f}  {last}")
+      f"{p['ops_per_s'] / steady:8.3f} {series['span_ms'] / 1000:8.1f} {p['cpu_us_per_op']:7.1f}  {last}")
 PY
   done
   done
 done
-echo "over: the phase's rate over its middle's (below 1: it ended below its concurrency)"
+echo "over: the phase's rate over its middle's (below 1: it ended below its concurrency); cpu us: the client's per search"
