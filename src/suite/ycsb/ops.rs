@@ -41,7 +41,7 @@ pub(super) struct Operations<C> {
 
 /// Where a phase's operations come from.
 pub(super) enum Source {
-    /// Given up front, made in order.
+    /// Given up front, handed out in order.
     Given(Arc<Vec<Op>>),
     /// `count` operations, each drawn by the task that makes it when its turn comes, over
     /// the records whose insert is acknowledged then (YCSB's threads share one generator
