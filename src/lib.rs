@@ -233,16 +233,16 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     })?;
     if quiet {
         // Quiet still says what a reader must know before trusting a figure.
-        let warnings = report::verdict::warnings(&report);
+        let warnings = report::notices::warnings(&report);
         if !warnings.is_empty() {
-            eprintln!("{}", report::verdict::warnings_summary(&report, &warnings));
+            eprintln!("{}", report::notices::warnings_summary(&report, &warnings));
             for (store, lines) in &warnings {
                 for line in lines {
                     eprintln!("{store}: {line}");
                 }
             }
         }
-        if let Some(line) = report::verdict::skipped_line(&report) {
+        if let Some(line) = report::notices::skipped_line(&report) {
             eprintln!("{line}");
         }
     } else {

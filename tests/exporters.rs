@@ -7,7 +7,7 @@ use std::num::NonZeroU32;
 use dbcompare::catalog::Suite;
 use dbcompare::machine::Machine;
 use dbcompare::report::model::*;
-use dbcompare::report::{compare, csv, html, json, lines, markdown, text, verdict};
+use dbcompare::report::{compare, csv, html, json, lines, markdown, notices, text, verdict};
 use dbcompare::workload::levels::Concurrency;
 use dbcompare::workload::record::Size;
 
@@ -1111,7 +1111,7 @@ fn stores_skipped_alike_share_one_entry() {
         ));
         report.stores.push(s);
     }
-    let line = verdict::skipped_line(&report).unwrap();
+    let line = notices::skipped_line(&report).unwrap();
     assert_eq!(
         line,
         "Skipped (not run, so in no table): absent (not installed: run provisioning/install.sh \

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use dbcompare::report::model::{Report, SCHEMA_VERSION};
-use dbcompare::report::{chart, json, verdict};
+use dbcompare::report::{chart, json, notices, verdict};
 use proptest::prelude::*;
 
 /// One real run (SQLite, micro, two measured runs, concurrency 1 and 2), made once for
@@ -491,11 +491,11 @@ fn report_html_shows_the_verdict_and_the_collapsed_warnings_on_its_first_screen(
     assert_eq!(number("table_rows"), 4.0, "{seen}");
     assert!(number("table_bottom") <= height, "{seen}");
     // The warnings below it, in one collapsed block whose summary counts them.
-    let warnings = verdict::warnings(&report);
+    let warnings = notices::warnings(&report);
     assert!(!warnings.is_empty(), "the run has no warnings to show");
     assert_eq!(
         seen["warnings_summary"],
-        verdict::warnings_summary(&report, &warnings),
+        notices::warnings_summary(&report, &warnings),
         "{seen}"
     );
     assert_eq!(seen["warnings_open"], false, "{seen}");

@@ -13,7 +13,7 @@ use super::tables::{
     PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_rows, suite_rows, suite_title,
     time_rows,
 };
-use super::verdict;
+use super::{notices, verdict};
 
 mod markup;
 pub use markup::escape;
@@ -66,8 +66,8 @@ fn run_warning(report: &Report) -> Option<&'static str> {
 fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
     let mut out = String::new();
     let g = verdict::glance(report);
-    let warnings = verdict::warnings(report);
-    let skipped = verdict::skipped_line(report);
+    let warnings = notices::warnings(report);
+    let skipped = notices::skipped_line(report);
     if g.phases.is_empty() && warnings.is_empty() && skipped.is_none() {
         return out;
     }
@@ -90,7 +90,7 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         let _ = writeln!(
             out,
             "<details class=\"warning\">\n<summary>{}</summary>",
-            escape(&verdict::warnings_summary(report, &warnings))
+            escape(&notices::warnings_summary(report, &warnings))
         );
         for (store, lines) in &warnings {
             let _ = writeln!(out, "<p><strong>{}</strong></p>\n<ul>", escape(store));

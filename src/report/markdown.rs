@@ -16,7 +16,7 @@ use super::tables::{
     PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_rows, suite_rows, suite_title,
     time_rows,
 };
-use super::verdict;
+use super::{notices, verdict};
 
 /// The blog's recap: one row per phase, one column per store, wall time in ms.
 fn time_table(report: &Report) -> String {
@@ -29,8 +29,8 @@ fn time_table(report: &Report) -> String {
 fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
     let mut out = String::new();
     let g = verdict::glance(report);
-    let warnings = verdict::warnings(report);
-    let skipped = verdict::skipped_line(report);
+    let warnings = notices::warnings(report);
+    let skipped = notices::skipped_line(report);
     if g.phases.is_empty() && warnings.is_empty() && skipped.is_none() {
         return out;
     }
@@ -53,7 +53,7 @@ fn glance(report: &Report, charts: &[(&str, &str)]) -> String {
         let _ = writeln!(
             out,
             "**{}**\n",
-            verdict::warnings_summary(report, &warnings)
+            notices::warnings_summary(report, &warnings)
         );
         for (store, lines) in &warnings {
             let _ = writeln!(out, "- {store}");

@@ -13,7 +13,7 @@ use super::model::{Report, StoreInfo};
 use super::tables::{
     PHASE_HEADERS, STORE_HEADERS, phase_rows, scaling_rows, store_rows, suite_rows, suite_title,
 };
-use super::verdict;
+use super::{notices, verdict};
 
 fn numeric_columns(n: usize, text_columns: usize) -> Vec<bool> {
     (0..n).map(|i| i >= text_columns).collect()
@@ -43,9 +43,9 @@ pub fn glance(report: &Report) -> String {
         }
         out.push('\n');
     }
-    let warnings = verdict::warnings(report);
+    let warnings = notices::warnings(report);
     if !warnings.is_empty() {
-        out.push_str(&verdict::warnings_summary(report, &warnings));
+        out.push_str(&notices::warnings_summary(report, &warnings));
         out.push('\n');
         for (store, lines) in &warnings {
             out.push_str(store);
@@ -56,7 +56,7 @@ pub fn glance(report: &Report) -> String {
         }
         out.push('\n');
     }
-    if let Some(line) = verdict::skipped_line(report) {
+    if let Some(line) = notices::skipped_line(report) {
         out.push_str(&line);
         out.push_str("\n\n");
     }

@@ -5,7 +5,6 @@
 //! Pool (2,000 queries over a pool of 5 to 20 connections) and Batch Insert (10,000 rows with
 //! the store's batch path, named in the report). Every answer is checked.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -14,7 +13,7 @@ use tokio::sync::Semaphore;
 
 use super::Observer;
 use super::clients::{Clients, Connect};
-use super::executor::{self, Done, Operation, Phase, Placement, Problem, Timing};
+use super::executor::{self, Deal, Done, Operation, Phase, Placement, Problem, Timing};
 use crate::interrupt;
 use crate::measure;
 use crate::report::model::{PhaseKind, StoreResult};
@@ -263,8 +262,8 @@ struct PooledQuery<C: Connect> {
     connector: Arc<C>,
     pool: Arc<Pool<C::Store>>,
     table: Arc<Vec<BenchRow>>,
-    /// The next query to make, taken by whichever worker is free.
-    next: Arc<AtomicU32>,
+    /// The queries to make, each taken by whichever worker is free.
+    deal: Deal<(u64, u32)>,
     /// Which repetition: each draws other rows.
     rep: u32,
 }
@@ -294,11 +293,7 @@ impl<C: Connect<Store: PoolStore> + Send + 'static> Operation for PooledQuery<C>
         _task: usize,
         _tasks: usize,
     ) -> impl Iterator<Item = (u64, u32)> + Send + 'static {
-        let next = Arc::clone(&self.next);
-        std::iter::from_fn(move || {
-            let n = next.fetch_add(1, Ordering::Relaxed);
-            (n < POOL_QUERIES).then_some((u64::from(n), n))
-        })
+        self.deal.hand()
     }
 
     async fn perform(&self, _conn: &mut (), _task: &mut (), _number: u64, n: u32) -> Done {
@@ -354,7 +349,7 @@ async fn connection_pool<C: Connect<Store: PoolStore> + Send + 'static>(
         connector: clients.shared_connector(),
         pool: Arc::clone(&pool),
         table: Arc::clone(table),
-        next: Arc::new(AtomicU32::new(0)),
+        deal: Deal::new((0..POOL_QUERIES).map(|n| (u64::from(n), n))),
         rep,
     };
     let mut phase = phase(PoolTest::ConnectionPool, u64::from(POOL_QUERIES), workers);
