@@ -206,13 +206,17 @@ def pool(rep, test):
     # run); the check of each row against the table comes after, outside it (below). The
     # Connection Pool: the whole test, pool opened inside it, as asyncmy's.
     if test == "LargeResultSet":
-        return statistics.median(r["p50_us"] for r in p["runs"]) / 1e6
+        runs = p.get("runs") or [{"p50_us": p["latency_us"]["p50"]}]  # (one run: no list)
+        return statistics.median(r["p50_us"] for r in runs) / 1e6
     return p["wall_ms"] / 1000
 def checked(rep):
     # Milliseconds per Large Result Set run after its query's time: every row compared with
     # the table, then dropped (what asyncmy's side, which counts the rows, does not pay).
-    return [r["wall_ms"] - r["p50_us"] / 1000 for r in pool_phase(rep, "LargeResultSet")["runs"]]
-# The targets, judged on the median of the per-repetition ratios: (what, its ratio, at least).
+    p = pool_phase(rep, "LargeResultSet")
+    runs = p.get("runs") or [{"wall_ms": p["wall_ms"], "p50_us": p["latency_us"]["p50"]}]
+    return [r["wall_ms"] - r["p50_us"] / 1000 for r in runs]
+# The targets, judged on the median of the per-repetition ratios: (what, its ratio, at least;
+# "ahead" is above 1.0).
 targets = []
 def row(label, conc, ours, theirs, fmt, target=None):
     ratios = [o / t for o, t in zip(ours, theirs)]
@@ -250,7 +254,7 @@ for test in ("LargeResultSet", "ConnectionPool") if "pool" in stores else ():
     ours = [pool(r, test) for r in reps]
     theirs = [load(f"{work}/asyncmy-{r}.json")[test] for r in reps]
     row(f"mysql {test} vs asyncmy {version} (s)", "", [1 / o for o in ours], [1 / t for t in theirs],
-        lambda v: f"{1 / v:.3f}", (test, 1.2 if test == "LargeResultSet" else 1.0))
+        lambda v: f"{1 / v:.3f}", (test, 1.2 if test == "LargeResultSet" else 1.0001))
     if test == "LargeResultSet":
         after = [ms for r in reps for ms in checked(r)]
         print(f"  (dbcompare's check of the rows, after the query's time: {statistics.median(after):.1f} ms"
@@ -271,7 +275,8 @@ if eight:
         [1 / native_cpu("mysq", 8, r) for r in reps], lambda v: f"{1 / v:.1f}")
 print("ratio: the tool's client CPU per operation over dbcompare's (above 1: dbcompare uses less)")
 print()
-missed = [f"{what} {ratio:.2f} (target {least})" for what, ratio, least in targets if ratio < least]
+# Three decimals: a miss by less than 0.005 would otherwise read as the target itself.
+missed = [f"{what} {ratio:.3f} (target {least:.2f})" for what, ratio, least in targets if ratio < least]
 print(f"targets met: {len(targets) - len(missed)} of {len(targets)}"
       + (f"; missed: {', '.join(missed)}" if missed else ""))
 PY

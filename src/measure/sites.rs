@@ -35,7 +35,7 @@ pub struct Tally {
     pub bytes: u64,
 }
 
-/// Tallies by stack since the last [`take`].
+/// Tallies by stack of one measured phase, from [`begin`] to [`end`].
 #[derive(Debug, Clone, Default)]
 pub struct Counts(HashMap<Stack, Tally>);
 

@@ -4,7 +4,8 @@
 //! explain a change (plan, settings, durability, versions, machine). Pure: reports in,
 //! a [`Comparison`] and its markdown out.
 
-use super::differences::{Difference, differences};
+pub use super::differences::Difference;
+use super::differences::differences;
 use super::format::human_us;
 use super::model::{PhaseKind, PhaseResult, Report, StoreResult};
 use super::stats::{Estimate, Welch};

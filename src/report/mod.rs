@@ -4,12 +4,15 @@
 //!
 //! From the top floor down: this file (it writes what the renderers make); the renderers
 //! ([`text`], [`markdown`], [`html`], [`csv`], [`json`], [`chart`]: none imports another),
-//! [`compare`], and [`merge`] (which loads runs through [`json`]); what they share: the
-//! verdict a report opens with ([`verdict`]), the recap tables' rows ([`tables`]), the run's facts and per-phase notes ([`facts`]), the
-//! blog's lines ([`lines`]), the warnings a phase's figures give ([`warnings`]), the blog's
+//! [`compare`] (with what else differs between the runs, [`differences`]), and [`merge`]
+//! (which loads runs through [`json`]); what they share: the verdict a report opens with
+//! ([`verdict`]), what a reader must see before the figures ([`notices`]: each store's
+//! warnings, the stores skipped), the recap tables' rows ([`tables`]), the run's facts and
+//! per-phase notes ([`facts`]), the blog's lines ([`lines`]), the warnings a phase's
+//! figures give ([`warnings`]), the blog's
 //! 2016 figures ([`blog`]), the allocation sites' tables ([`alloc_sites`]), a store's
 //! variants side by side ([`variants`], which judges them as [`compare`] does); and on the
-//! ground floor the number formats ([`format`]), the statistics of repeated figures
+//! ground floor the number formats ([`mod@format`]), the statistics of repeated figures
 //! ([`stats`]) and the model ([`model`]).
 
 use std::fs;

@@ -1,8 +1,9 @@
 //! The verdict a report opens with ("At a glance"): per phase, the stores ranked by
 //! throughput as a share of the best, with p99, CPU per operation and the durability each
 //! ran in, told apart only where the spread of their runs allows (the test `dbcompare
-//! compare` makes); the run's warnings grouped by store; the stores that did not run, in
-//! one line. Plain cells and lines: every renderer lays them out in its own markup.
+//! compare` makes), with a line of the standings over all phases and notes under the table
+//! (the run's warnings and the stores that did not run are [`super::notices`]). Plain cells
+//! and lines: every renderer lays them out in its own markup.
 
 use super::compare::{Figure, MIN_RUNS, Verdict, compare_figure};
 use super::costs::total_cpu_us_per_op;

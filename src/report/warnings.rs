@@ -6,7 +6,7 @@ use super::model::{PhaseResult, Series};
 /// What a phase's time series says against its figures: throughput that drifted (the last
 /// tenth of the phase more than 20% off its middle fifth) or a first interval much slower
 /// than the rest (warm-up not over). Phases shorter than 200 ms are not judged, nor drift
-/// over fewer than [`DRIFT_FROM_OPS`] operations a side.
+/// over fewer than `DRIFT_FROM_OPS` (100) operations a side.
 pub fn series_warnings(p: &PhaseResult) -> Vec<String> {
     let mut out = Vec::new();
     let runs = p.series.len();

@@ -153,7 +153,7 @@ pub(super) fn wait_until_listening(child: &mut Child, port: u16, dir: &Path) -> 
 pub(super) const STDERR_FILE: &str = "server.stderr";
 
 /// The last lines of the server's log in `dir` (`server.log`) and of its standard error
-/// ([`STDERR_FILE`]), formatted for an error.
+/// (`server.stderr`), formatted for an error.
 pub fn log_tail(dir: &Path) -> String {
     [("log", "server.log"), ("standard error", STDERR_FILE)]
         .into_iter()

@@ -63,7 +63,7 @@ pub(super) fn grouped(v: f64) -> String {
 }
 
 /// The unit a size axis reads in, from its largest value: bytes, kB, MB or GB (binary
-/// multiples, as [`human_size`]).
+/// multiples, as [`crate::report::format::human_size`]).
 pub(super) fn size_unit(max_bytes: u64) -> (f64, &'static str) {
     const KIB: f64 = 1024.0;
     let b = max_bytes as f64;

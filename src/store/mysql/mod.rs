@@ -2,7 +2,7 @@
 //! name and age, a unique index on unique_id, InnoDB; each insert in START
 //! TRANSACTION/COMMIT with prepared statements. A connection is a [`MysqlStore`] over one
 //! of two clients, and has the traits of the suites that measure that client: dbcompare's
-//! own connection ([`records::Own`], [`wire`]) for the classic suite's records and
+//! own connection ([`records::Own`], `wire`) for the classic suite's records and
 //! `dbcompare check`, and mysql_async ([`client::MysqlAsync`]) for the driver, pool and
 //! YCSB suites, which measure the driver (the registry opens it for them:
 //! [`Adapter::DriverSuites`](crate::store::Adapter::DriverSuites)). What both do alike is

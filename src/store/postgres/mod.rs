@@ -2,7 +2,7 @@
 //! unique_id and expression indexes on `data->>'name'` and `(data->>'age')::bigint`;
 //! prepared statements; each insert in BEGIN/COMMIT. A connection is a [`PostgresStore`]
 //! over one of two clients, and has the traits of the suites that measure that client:
-//! dbcompare's own connection ([`records::Own`], [`wire`]) for the classic suite's records
+//! dbcompare's own connection ([`records::Own`], `wire`) for the classic suite's records
 //! and `dbcompare check`, and tokio-postgres ([`client::TokioPostgres`]) for the driver,
 //! pool and YCSB suites, which measure the driver (the registry opens it for them:
 //! [`Adapter::DriverSuites`](crate::store::Adapter::DriverSuites)). What both do alike is

@@ -11,7 +11,7 @@
 //! run: its rows are reported as not applicable, with the store's reason. Variants of one
 //! store take turns ([`super::turns`]): the load of each, then each run of each.
 //!
-//! Several load clients (`--client K/N`) share the run ([`shared`]): client 1 resets the
+//! Several load clients (`--client K/N`) share the run (`shared`): client 1 resets the
 //! store, each loads its share, they meet before the load and before every run, and each
 //! makes its share of every run's operations, drawn from the seed varied per client.
 
