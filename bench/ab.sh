@@ -2,7 +2,8 @@
 # Two dbcompare builds side by side on one server (not in CI): each runs the classic SEARCH
 # small phase (10 searches per record, after one warm-up run), alternating which goes first
 # over PAIRS pairs, and the script prints each build's median searches/s and client CPU per
-# search, with the median (min-max) of the per-pair ratios. For a change's before and after:
+# search (and the server's, where run.json has it), with the median (min-max) of the
+# per-pair ratios. For a change's before and after:
 #   git worktree add /tmp/before HEAD~1
 #   CARGO_TARGET_DIR=target/before cargo build --release --manifest-path /tmp/before/Cargo.toml
 #   bench/ab.sh target/before/release/dbcompare target/release/dbcompare redis
@@ -51,6 +52,9 @@ python3 - "$work/all" "$store" "$concurrency" "$pairs" "$what" <<'PY'
 import statistics, sys
 rows = [line.split() for line in open(sys.argv[1])]
 side = {s: [(float(r[2]), float(r[3])) for r in rows if r[0] == s] for s in ("before", "after")}
+# The server's CPU per operation, where the figures give it (the classic search on a server).
+server = {s: [float(r[4]) for r in rows if r[0] == s and len(r) > 4 and r[4] != "-"]
+          for s in ("before", "after")}
 store, conc, pairs, what = sys.argv[2:6]
 print(f"{store} {what}, concurrency {conc}, {pairs} alternated pairs")
 for s, runs in side.items():
@@ -61,4 +65,8 @@ def spread(xs):
 pairs = list(zip(side["before"], side["after"]))
 print("throughput after/before", spread([a[0] / b[0] for b, a in pairs]))
 print("CPU per operation before/after", spread([b[1] / a[1] for b, a in pairs]))
+if all(len(server[s]) == len(side[s]) for s in server) and server["before"]:
+    print(f"server CPU per operation: before {statistics.median(server['before']):.2f} us,"
+          f" after {statistics.median(server['after']):.2f} us; before/after",
+          spread([b / a for b, a in zip(server["before"], server["after"])]))
 PY

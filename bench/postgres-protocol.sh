@@ -32,7 +32,7 @@ pgbench() {
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2
   # The first search run makes the table the other two read.
-  search_figures postgres "$url" 1 1
+  search_figures postgres "$url" 1 1 | cut -d" " -f1-3
   if [ $((rep % 2)) -eq 1 ]; then
     "$loop" "$port" "$user" "$PGPASSWORD" "$queries"
     pgbench

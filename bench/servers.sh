@@ -56,8 +56,8 @@ print(next(p["ops_per_s"] for p in s["phases"] if p["kind"] == "search"))' "$1"
 }
 
 search_figures() { # $1 = store, $2 = URL (empty for SQLite), $3 = concurrency, $4 = event loops: prints
-  # "dbcompare OPS/S CPU-US/OP" of the classic SEARCH small phase (10 searches per record,
-  # after one warm-up run) on that server
+  # "dbcompare OPS/S CPU-US/OP SERVER-CPU-US/OP" of the classic SEARCH small phase (10 searches
+  # per record, after one warm-up run) on that server (the server's figure "-" where unread)
   local where=()
   [ -n "$2" ] && where=(--url "$1=$2")
   "$bin" run --store "$1" "${where[@]}" --sizes small --searches-per-insert 10 \
@@ -67,7 +67,10 @@ search_figures() { # $1 = store, $2 = URL (empty for SQLite), $3 = concurrency, 
 s = json.load(open(sys.argv[1]))["stores"][0]
 assert s["status"] == "ok", s.get("error")
 p = next(p for p in s["phases"] if p["kind"] == "search")
-print("dbcompare %.0f %.2f" % (p["ops_per_s"], p["cpu_us_per_op"]))' "$work/ours/run.json"
+server = p.get("server") or {}
+cpu = [server.get(k) for k in ("cpu_user_us_per_op", "cpu_system_us_per_op")]
+print("dbcompare %.0f %.2f %s" % (p["ops_per_s"], p["cpu_us_per_op"],
+                                  "-" if None in cpu else "%.2f" % sum(cpu)))' "$work/ours/run.json"
 }
 
 pool_figures() { # $1 = store, $2 = URL: prints "dbcompare CALLS/S CPU-US/CALL" of the pool

@@ -52,7 +52,7 @@ import collections, datetime, statistics, sys
 rows, concurrency, runs, cores, cpu = sys.argv[1:]
 figures = collections.defaultdict(lambda: collections.defaultdict(list))
 for line in open(rows):
-    store, mode, _, rate, us = line.split()
+    store, mode, _, rate, us = line.split()[:5]
     figures[store][int(mode)].append((float(rate), float(us)))
 names = {0: "as built", 1: "answers not checked", 2: "nor timed"}
 print(f"What checking and measuring cost a search: {cores} cores, {cpu}, {datetime.date.today()}, "
