@@ -399,7 +399,7 @@ impl Store for AerospikeStore {
     }
 
     /// The storage work every node of the cluster counted for the namespace (see
-    /// [`counters`]), summed over the nodes.
+    /// the `counters` module), summed over the nodes.
     async fn counters(&mut self) -> Result<BTreeMap<String, u64>> {
         let command = format!("namespace/{}", self.target.namespace);
         let mut total = BTreeMap::new();
