@@ -380,7 +380,8 @@ pub struct RunArgs {
     #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
     pub seed: u64,
 
-    /// Directory for run.json and results.md (created if needed).
+    /// Directory for run.json, results.md, report.html, results.csv, series.csv and the
+    /// charts (created if needed).
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
 

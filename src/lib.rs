@@ -248,7 +248,7 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     } else {
         print!("{}", report::text::recap(&report));
         println!(
-            "\nwrote run.json, results.md, report.html, results.csv and the charts in {}",
+            "\nwrote run.json, results.md, report.html, results.csv, series.csv and the charts in {}",
             out_dir.display()
         );
     }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::processes::{Processes, SAMPLE_EVERY, Sample, Sampler, Usage, own_io};
+use super::processes::{Processes, SAMPLE_EVERY, Sample, Sampler, Usage, clock_tick, own_io};
 use crate::counters;
 use crate::report::model::{CostSource, RunFigures, ServerCost, ServerPoint};
 use crate::report::stats::Spread;
@@ -115,7 +115,7 @@ impl ServerRun {
         figures.cpu_us_per_op =
             (figures.cpu_us_per_op - per_op(self.reading_cpu.as_secs_f64() * 1e6)).max(0.0);
         if let Some(spent) = &self.spent {
-            if self.source == CostSource::Processes {
+            if self.source == CostSource::Processes && spent.cpu() >= clock_tick() * MIN_CPU_TICKS {
                 figures.server_cpu_us_per_op = Some(per_op(spent.cpu().as_secs_f64() * 1e6));
             }
             figures.write_bytes_per_op = Some(per_op(spent.write_bytes as f64));
@@ -141,6 +141,12 @@ impl ServerRun {
     }
 }
 
+/// The clock ticks a server must have spent over every run of a phase for its CPU time read
+/// from /proc to be given: /proc counts in whole ticks (10 ms), so a run under ten would be
+/// off by more than a tenth for each busy process (a phase of 100 inserts on Redis read 0).
+/// Under it the server's own count of its CPU time is given where it keeps one, else n/a.
+pub const MIN_CPU_TICKS: u32 = 10;
+
 /// The server's cost of a phase from its measured runs (`(ops, server run)` each, and
 /// what the server's counters rose by over all of them); `None` when no run was read.
 pub fn server_cost(
@@ -164,9 +170,15 @@ pub fn server_cost(
             .then(|| Spread::of(&values).map(|s| s.median))
             .flatten()
     };
-    let processes = first.source == CostSource::Processes;
+    // CPU time from /proc, where every run spent enough of it to be told.
+    let resolved = first.source == CostSource::Processes
+        && read.iter().all(|(_, r)| {
+            r.spent
+                .as_ref()
+                .is_some_and(|u| u.cpu() >= clock_tick() * MIN_CPU_TICKS)
+        });
     let cpu = |f: fn(&Usage) -> Duration| {
-        processes
+        resolved
             .then(|| median(&|u| f(u).as_secs_f64() * 1e6))
             .flatten()
     };
@@ -259,6 +271,48 @@ mod tests {
         let points = &cost.series[0];
         assert_eq!(points[0].cpu_cores, 0.5);
         assert_eq!(points[1].cpu_cores, 1.5);
+    }
+
+    #[test]
+    fn cpu_under_ten_clock_ticks_is_not_given_unless_the_server_counted_it() {
+        let tick_ms = clock_tick().as_millis() as u64;
+        // 9 ticks in all (6 user, 3 system) in one run: /proc cannot tell it closely enough.
+        let (short, long) = (run(6 * tick_ms, 10), run(20 * tick_ms, 10));
+        let runs = [(100, Some(&long)), (100, Some(&short))];
+        let cost = server_cost(&runs, &BTreeMap::new(), None).unwrap();
+        assert_eq!(cost.cpu_us_per_op(), None);
+        assert_eq!(
+            cost.write_bytes_per_op,
+            Some(0.1),
+            "the rest is still given"
+        );
+        let counted = BTreeMap::from([
+            ("cpu user us (INFO used_cpu_user)".to_string(), 3000),
+            ("cpu system us (INFO used_cpu_sys)".to_string(), 1000),
+        ]);
+        let cost = server_cost(&runs, &counted, None).unwrap();
+        assert_eq!(
+            cost.cpu_us_per_op(),
+            Some(20.0),
+            "the server's own count instead"
+        );
+        let cost = server_cost(&[(100, Some(&long))], &BTreeMap::new(), None).unwrap();
+        assert_eq!(cost.cpu_us_per_op(), Some(30.0 * tick_ms as f64 * 10.0));
+        let mut figures = RunFigures {
+            wall_ms: 1.0,
+            ops_per_s: 1.0,
+            cpu_us_per_op: 50.0,
+            allocs_per_op: None,
+            bytes_per_op: None,
+            p50_us: 1.0,
+            p99_us: 1.0,
+            server_cpu_us_per_op: None,
+            write_bytes_per_op: None,
+        };
+        short.apply(&mut figures, 100);
+        assert_eq!(figures.server_cpu_us_per_op, None);
+        long.apply(&mut figures, 100);
+        assert_eq!(figures.server_cpu_us_per_op, Some(300.0 * tick_ms as f64));
     }
 
     #[test]

@@ -77,6 +77,13 @@ impl Usage {
     }
 }
 
+/// The least CPU time a reading of a process tree can tell from none: one of the kernel's
+/// clock ticks (10 ms at 100 Hz). A process's count is cut to whole ticks at each reading,
+/// so what a phase spent is off by up to a tick for each busy process.
+pub fn clock_tick() -> Duration {
+    Duration::from_secs(1) / u32::try_from(ticks_per_second()).unwrap_or(100)
+}
+
 /// The kernel's clock ticks per second, in which /proc/PID/stat counts CPU time.
 fn ticks_per_second() -> u64 {
     // SAFETY: sysconf reads a constant.

@@ -61,7 +61,7 @@ fn shares_its_workloads_figures(r: &StoreResult, p: &PhaseResult) -> bool {
 
 /// One row of the per-phase recap.
 pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec<String> {
-    let l = &p.latency_us;
+    let l = p.response_us();
     let shared = shares_its_workloads_figures(r, p);
     let own = |cell: String| if shared { "-".to_string() } else { cell };
     vec![
@@ -184,8 +184,8 @@ pub fn suite_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> {
                     (PhaseKind::Ycsb, _, _) => format!(
                         "{:.0} ({} / {})",
                         p.ops_per_s,
-                        human_us(p.latency_us.p99),
-                        human_us(p.latency_us.p9999)
+                        human_us(p.response_us().p99),
+                        human_us(p.response_us().p9999)
                     ),
                     _ => format!("{:.2} ms ({:.0}/s)", p.wall_ms, p.ops_per_s),
                 }
@@ -248,7 +248,7 @@ pub fn scaling_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)> 
                 s.phase_at(super::model::PhaseKind::Search, &size.name, c)
                     .map_or_else(
                         || "-".to_string(),
-                        |p| format!("{:.0} ({})", p.ops_per_s, human_us(p.latency_us.p99)),
+                        |p| format!("{:.0} ({})", p.ops_per_s, human_us(p.response_us().p99)),
                     )
             }));
             rows.push(row);

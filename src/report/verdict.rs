@@ -273,7 +273,7 @@ pub fn rows(g: &Glance<'_>) -> Vec<Vec<String>> {
                     "-".to_string()
                 },
                 format!("{:.0}", e.phase.ops_per_s),
-                human_us(e.phase.latency_us.p99),
+                human_us(e.phase.response_us().p99),
             ];
             if g.cpu {
                 row.push(match (e.cpu_us_per_op, e.cheapest) {
@@ -441,7 +441,13 @@ pub fn notes(g: &Glance<'_>) -> Vec<String> {
                 Some(c) if c.source == CostSource::ServerCounters => {
                     "a server given by URL that does not report its CPU time"
                 }
-                Some(_) => "its server's CPU time could not be read",
+                Some(_) => {
+                    "its server spent too little CPU time over the phase for /proc's clock \
+                     ticks to tell"
+                }
+                None if e.phase.kind == PhaseKind::Ycsb && e.phase.size.name.contains(' ') => {
+                    "an operation type's cost is in its workload's total"
+                }
                 None => "not measured in this run",
             };
             if !missing.contains(&(e.store.store.as_str(), why)) {
@@ -472,7 +478,8 @@ pub fn notes(g: &Glance<'_>) -> Vec<String> {
     if g.phases.iter().any(|v| v.name.ends_with("(open loop)")) {
         notes.push(
             "open loop: operations issued at a fixed rate, so a store that kept it has the \
-             rate for its throughput; its p99 tells it apart."
+             rate for its throughput; its p99 tells it apart, each operation timed from when \
+             it was due (a stall counts for every operation queued behind it)."
                 .to_string(),
         );
     }

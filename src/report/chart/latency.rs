@@ -38,6 +38,11 @@ pub(super) fn latency_chart(report: &Report, key: &PhaseKey) -> Option<Chart> {
         .collect();
     let (min, max) = positive_range(&ys)?;
     let stores: Vec<usize> = series.iter().map(|s| s.0).collect();
+    let open_loop = report
+        .stores
+        .iter()
+        .filter_map(|s| key.find(s))
+        .any(|p| p.open_loop.is_some());
     let title = format!(
         "Latency percentiles: {}, concurrency {}",
         key.name(),
@@ -52,7 +57,12 @@ pub(super) fn latency_chart(report: &Report, key: &PhaseKey) -> Option<Chart> {
         x_fmt: &nines_label,
         x_desc: "percentile (%), nines scale",
         scale: Scale::log(min / 1.3, max * 1.3),
-        y_desc: "latency (µs, log scale)".to_string(),
+        y_desc: if open_loop {
+            "response time from when due (µs, log scale)"
+        } else {
+            "latency (µs, log scale)"
+        }
+        .to_string(),
         y_fmt: grouped,
         lines: series
             .into_iter()
@@ -72,8 +82,7 @@ pub(super) fn latency_chart(report: &Report, key: &PhaseKey) -> Option<Chart> {
 /// else from its recorded percentiles (the maximum left out: it sits at infinite nines).
 pub(super) fn latency_points(p: &PhaseResult) -> Vec<(f64, f64)> {
     if let Some(h) = p
-        .histogram
-        .as_deref()
+        .response_histogram()
         .and_then(|h| decode_histogram(h).ok())
         && !h.is_empty()
     {
@@ -90,7 +99,7 @@ pub(super) fn latency_points(p: &PhaseResult) -> Vec<(f64, f64)> {
             return points;
         }
     }
-    let l = &p.latency_us;
+    let l = p.response_us();
     [
         (0.0, l.min),
         (0.5, l.p50),

@@ -64,7 +64,7 @@ pub(super) fn scaling_chart(report: &Report, kind: PhaseKind, size: &str) -> Opt
     let mut ops = Vec::new();
     let mut p99 = Vec::new();
     for (i, s) in report.stores.iter().enumerate() {
-        let (o, l) = (curve(s, |p| p.ops_per_s), curve(s, |p| p.latency_us.p99));
+        let (o, l) = (curve(s, |p| p.ops_per_s), curve(s, |p| p.response_us().p99));
         if o.is_empty() && l.is_empty() {
             continue;
         }

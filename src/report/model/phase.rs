@@ -130,6 +130,23 @@ pub struct PhaseResult {
 pub const CLIENT_BOUND_SHARE: f64 = 0.85;
 
 impl PhaseResult {
+    /// The latencies a reader compares stores on: an open-loop phase's response times
+    /// (each operation timed from when it was due, so a stall counts for every operation
+    /// queued behind it), else the operations' own latencies.
+    pub fn response_us(&self) -> &Latency {
+        self.open_loop
+            .as_ref()
+            .map_or(&self.latency_us, |o| &o.response_us)
+    }
+
+    /// The histogram of [`PhaseResult::response_us`], when the phase has one.
+    pub fn response_histogram(&self) -> Option<&str> {
+        match &self.open_loop {
+            Some(o) => Some(o.response_histogram.as_str()),
+            None => self.histogram.as_deref(),
+        }
+    }
+
     /// Why this phase's figures are the client's limit, if they are: the client process
     /// used more than [`CLIENT_BOUND_SHARE`] of its `loops` event loops' time (CPU per
     /// operation times operations per second), or an open loop fell behind its schedule.
