@@ -13,7 +13,7 @@ use crate::interrupt;
 use crate::machine::Machine;
 use crate::plan::RunPlan;
 use crate::report::OutputDir;
-use crate::report::model::{Report, RunStatus, Tool};
+use crate::report::model::{Report, RunStatus, StoreResult, StoreStatus, Tool};
 use crate::suite::Observer;
 
 mod group;
@@ -86,6 +86,16 @@ pub async fn run_plan(
         .await;
     }
     report.status = if interrupt::requested() {
+        // The stores whose turn never came are named, as skipped, not left out.
+        for store in &plan.stores {
+            let name = store.id.to_string();
+            if !report.stores.iter().any(|s| s.store == name) {
+                let mut result = StoreResult::new(&name);
+                result.status = StoreStatus::Skipped;
+                result.error = Some("the run was interrupted before its turn".to_string());
+                report.stores.push(result);
+            }
+        }
         RunStatus::Interrupted
     } else {
         RunStatus::Complete

@@ -1320,3 +1320,33 @@ fn a_load_clients_share_has_no_space_amplification_of_its_own() {
     assert!(!markdown::render(&report).contains("space amplification"));
     assert!(!text::recap(&report).contains("space amplification"));
 }
+
+/// A phase stopped before any operation finished has no latency or CPU per operation:
+/// empty cells in results.csv, `-` in the tables and words on the console, never zeros.
+#[test]
+fn a_phase_with_no_finished_operation_shows_no_latency() {
+    let mut report = fixture();
+    let micro: Size = "micro".parse().unwrap();
+    let mut stopped = phase(PhaseKind::Insert, &micro, 0, 0.4, 0.0);
+    stopped.incomplete = true;
+    stopped.ops_per_s = 0.0;
+    stopped.cpu_us_per_op = 0.0;
+    report.stores[0].phases = vec![stopped.clone()];
+    let rendered = csv::render(&report);
+    let mut reader = ::csv::Reader::from_reader(rendered.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    let row = reader.records().next().unwrap().unwrap();
+    for name in ["p50_us", "p99_us", "latency_max_us", "cpu_us_per_op"] {
+        let at = headers.iter().position(|h| h == name).unwrap();
+        assert_eq!(&row[at], "", "{name}");
+    }
+    let line = lines::summary_line(&stopped).unwrap();
+    assert!(line.ends_with("no operation finished"), "{line}");
+    assert!(!line.contains("p50"), "{line}");
+    let text = text::render(&report);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("sqlite") && l.contains("INSERT"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(!row.contains(" 0.00"), "{row}");
+}

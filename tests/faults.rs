@@ -225,14 +225,15 @@ fn redis_dirs() -> Vec<std::path::PathBuf> {
 }
 
 /// Ctrl-C (or SIGTERM) once (stop after the current operation) or twice (stop now): either
-/// way exit 130 and no server process or directory is left.
+/// way exit 130 and no server process or directory is left; once, the store whose turn
+/// never came is in the results, skipped.
 fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     let before = redis_dirs();
     let out = tempfile::tempdir().unwrap();
     let args = [
         "--verbose",
         "--store",
-        "redis",
+        "redis,sqlite",
         "--sizes",
         "200000",
         "--out",
@@ -262,6 +263,18 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
         let report =
             json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap()).unwrap();
         assert_eq!(store(&report, "redis").status, StoreStatus::Interrupted);
+        let sqlite = store(&report, "sqlite");
+        assert_eq!(sqlite.status, StoreStatus::Skipped);
+        assert_eq!(
+            sqlite.error.as_deref(),
+            Some("the run was interrupted before its turn")
+        );
+        let csv = std::fs::read_to_string(out.path().join("results.csv")).unwrap();
+        assert!(
+            csv.lines()
+                .any(|l| l.starts_with("classic,sqlite,skipped,")),
+            "{csv}"
+        );
     }
 }
 

@@ -379,3 +379,109 @@ fn more_tasks_than_a_phase_has_operations_is_refused() {
         .is_ok()
     );
 }
+
+/// A flag for a store the run does not have, or a store given twice in one flag, is a usage
+/// error (the value would be dropped without a word); a variable in the environment for a
+/// store not in the run is not.
+#[test]
+fn flags_for_stores_not_in_the_run_or_given_twice_are_refused() {
+    let refused = |argv: &[&str], says: &str| {
+        let e = RunPlan::resolve(&args(argv), &no_env, &installed).unwrap_err();
+        assert!(e.0.contains(says), "{argv:?}: {e}");
+    };
+    let redis = ["--store", "redis"];
+    refused(
+        &[&redis[..], &["--url", "postgres=postgres://u@h/db"]].concat(),
+        "--url postgres: no store of --store is postgres (the run has no postgres store)",
+    );
+    refused(
+        &[&redis[..], &["--set", "postgres:synchronous_commit=off"]].concat(),
+        "the run has no postgres store",
+    );
+    refused(
+        &[
+            &redis[..],
+            &[
+                "--url",
+                "redis=redis://h:1/0",
+                "--url",
+                "redis=redis://h:2/0",
+            ],
+        ]
+        .concat(),
+        "--url redis: given twice",
+    );
+    refused(
+        &[
+            &redis[..],
+            &[
+                "--set",
+                "redis:maxmemory=1mb",
+                "--set",
+                "redis:maxmemory=2mb",
+            ],
+        ]
+        .concat(),
+        "maxmemory is set twice for redis",
+    );
+    refused(
+        &[
+            &redis[..],
+            &["--config", "redis=a.conf", "--config", "redis=b.conf"],
+        ]
+        .concat(),
+        "--config redis: given twice",
+    );
+    // A variable for a store not in the run, and a setting of each of two variants.
+    let env = |name: &str| (name == "DBCOMPARE_POSTGRES_URL").then(|| "postgres://u@h/db".into());
+    assert!(RunPlan::resolve(&args(&redis), &env, &installed).is_ok());
+    let two = [
+        "--store",
+        "redis@a,redis@b",
+        "--set",
+        "redis@a:maxmemory=1mb",
+        "--set",
+        "redis@b:maxmemory=1mb",
+    ];
+    assert!(RunPlan::resolve(&args(&two), &no_env, &installed).is_ok());
+}
+
+/// dbcompare starts no Redis Cluster serving TLS: with --tls, `all` skips it and naming it
+/// is a usage error, both saying to give one by URL.
+#[test]
+fn tls_skips_the_throw_away_redis_cluster() {
+    let both = |kind: StoreKind| {
+        matches!(kind, StoreKind::Redis | StoreKind::RedisCluster).then(|| Installation {
+            server: "/opt/redis-server".into(),
+            tools: Vec::new(),
+            version: "Redis server v=7".into(),
+        })
+    };
+    let plan = RunPlan::resolve(&args(&["--tls"]), &no_env, &both).unwrap();
+    let of = |kind: StoreKind| {
+        &plan
+            .stores
+            .iter()
+            .find(|s| s.id.kind == kind)
+            .unwrap()
+            .target
+    };
+    assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
+    assert!(
+        matches!(of(StoreKind::RedisCluster), Target::Unavailable(why) if why.contains("--url redis-cluster=rediss+cluster://")),
+        "{:?}",
+        of(StoreKind::RedisCluster)
+    );
+    let e = RunPlan::resolve(
+        &args(&["--tls", "--store", "redis-cluster"]),
+        &no_env,
+        &both,
+    )
+    .unwrap_err();
+    assert!(
+        e.0.starts_with("--store redis-cluster: dbcompare does not start"),
+        "{e}"
+    );
+    let plan = RunPlan::resolve(&args(&["--store", "redis-cluster"]), &no_env, &both).unwrap();
+    assert!(matches!(plan.stores[0].target, Target::Local(_)));
+}

@@ -85,14 +85,33 @@ pub fn plan_stores(
     locate: Locate<'_>,
 ) -> Result<Vec<PlannedStore>, UsageError> {
     let ids: Vec<&StoreId> = selected.iter().map(|(id, _)| id).collect();
-    for id in urls.keys().filter(|id| id.is_variant()) {
-        known(&ids, id, "--url")?;
+    // `--url`'s stores (a DBCOMPARE_<STORE>_URL variable for a store not in the run is
+    // the environment's, not an error).
+    for id in server
+        .urls
+        .iter()
+        .filter_map(|e| StoreId::parse(e.split_once('=')?.0).ok())
+    {
+        known(&ids, &id, "--url")?;
     }
+    given_once(&server.urls, '=', "--url")?;
+    given_once(&server.configs, '=', "--config")?;
     let configs = configs(&server.configs, &ids)?;
     let sets = sets(&server.sets, &ids)?;
     let mut planned = Vec::new();
     for (id, durability) in selected {
-        let target = target(&id, urls, locate);
+        let mut target = target(&id, urls, locate);
+        if server.serve.tls
+            && id.kind == StoreKind::RedisCluster
+            && matches!(target, Target::Local(_))
+        {
+            // Tried: with `tls-cluster yes` the nodes never agreed.
+            target = Target::Unavailable(
+                "dbcompare does not start a Redis Cluster serving TLS (--tls) yet: give one \
+                 with --url redis-cluster=rediss+cluster://h1:7000,h2:7001/"
+                    .to_string(),
+            );
+        }
         let mut variant = Variant::plain(durability);
         // The kind's first, then the variant's own (which win).
         for key in [StoreId::of(id.kind), id.clone()] {
@@ -156,9 +175,11 @@ pub fn named_variants(server: &ServerArgs) -> Vec<StoreId> {
     ids
 }
 
-/// A labelled store that `--store` does not name is an error.
+/// A store that `--store` does not name is an error: a labelled one that is not in the
+/// run, or a store of which the run has no variant at all (with `all`, every store is in
+/// the run, those that cannot run here too).
 fn known(ids: &[&StoreId], id: &StoreId, flag: &str) -> Result<(), UsageError> {
-    if !id.is_variant() || ids.contains(&id) {
+    if ids.contains(&id) || (!id.is_variant() && ids.iter().any(|i| i.kind == id.kind)) {
         return Ok(());
     }
     let of_kind: Vec<String> = ids
@@ -174,6 +195,24 @@ fn known(ids: &[&StoreId], id: &StoreId, flag: &str) -> Result<(), UsageError> {
     Err(UsageError::new(format!(
         "{flag} {id}: no store of --store is {id} ({run})"
     )))
+}
+
+/// The same store named twice in `entries` of a flag (`STORE[@LABEL]` before `separator`)
+/// is an error: the second would silently replace the first.
+fn given_once(entries: &[String], separator: char, flag: &str) -> Result<(), UsageError> {
+    let mut seen: Vec<StoreId> = Vec::new();
+    for name in entries.iter().filter_map(|e| e.split_once(separator)) {
+        let Ok(id) = StoreId::parse(name.0) else {
+            continue;
+        };
+        if seen.contains(&id) {
+            return Err(UsageError::new(format!(
+                "{flag} {id}: given twice; give each store one"
+            )));
+        }
+        seen.push(id);
+    }
+    Ok(())
 }
 
 /// `--config STORE[@LABEL]=FILE` entries, each file read.
@@ -231,6 +270,11 @@ fn sets(
         let id = StoreId::parse(name).map_err(|e| UsageError::new(format!("--set: {e}")))?;
         known(ids, &id, "--set")?;
         let refuse = |why: String| UsageError::new(format!("--set {entry}: {why}"));
+        if out.get(&id).is_some_and(|s| s.contains_key(key)) {
+            return Err(refuse(format!(
+                "{key} is set twice for {id}; give each setting once"
+            )));
+        }
         check_setting_name(key).map_err(refuse)?;
         check_setting_value(value).map_err(refuse)?;
         if id.kind.is_embedded() {

@@ -87,6 +87,9 @@ pub fn render(report: &Report) -> String {
         }
         for p in &s.phases {
             let l = &p.latency_us;
+            // A phase in which no operation finished (stopped at once) has no latency or
+            // CPU per operation: empty cells, not zeros.
+            let per_op = |v: f64| if p.ops > 0 { figure(v) } else { String::new() };
             let spread = Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>());
             let opt = |v: Option<f64>| v.map(figure).unwrap_or_default();
             let multiple = super::lines::floor_ratio(report.floor.as_ref(), s, p);
@@ -106,16 +109,16 @@ pub fn render(report: &Report) -> String {
                 figure(p.ops_per_s),
                 opt(spread.map(|s| s.min)),
                 opt(spread.map(|s| s.max)),
-                figure(l.min),
-                figure(l.mean),
-                figure(l.p50),
-                figure(l.p90),
-                figure(l.p95),
-                figure(l.p99),
-                figure(l.p999),
-                figure(l.p9999),
-                figure(l.max),
-                figure(p.cpu_us_per_op),
+                per_op(l.min),
+                per_op(l.mean),
+                per_op(l.p50),
+                per_op(l.p90),
+                per_op(l.p95),
+                per_op(l.p99),
+                per_op(l.p999),
+                per_op(l.p9999),
+                per_op(l.max),
+                per_op(p.cpu_us_per_op),
                 opt(p.allocs_per_op),
                 opt(p.bytes_per_op),
                 opt(p.open_loop.as_ref().map(|o| o.rate)),

@@ -164,13 +164,17 @@ pub fn summary_line(p: &PhaseResult) -> Option<String> {
             p.runs.len()
         );
     }
-    let _ = write!(
-        line,
-        ", p50 {} us, p99 {} us, cpu {} us/op",
-        human_us(p.latency_us.p50),
-        human_us(p.latency_us.p99),
-        human_us(p.cpu_us_per_op)
-    );
+    if p.ops == 0 {
+        line.push_str(", no operation finished");
+    } else {
+        let _ = write!(
+            line,
+            ", p50 {} us, p99 {} us, cpu {} us/op",
+            human_us(p.latency_us.p50),
+            human_us(p.latency_us.p99),
+            human_us(p.cpu_us_per_op)
+        );
+    }
     if let Some(cost) = super::costs::summary(p) {
         let _ = write!(line, ", {cost}");
     }

@@ -64,6 +64,14 @@ pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec
     let l = p.response_us();
     let shared = shares_its_workloads_figures(r, p);
     let own = |cell: String| if shared { "-".to_string() } else { cell };
+    // A phase in which no operation finished has no latency or CPU per operation.
+    let per_op = |v: f64| {
+        if p.ops > 0 {
+            human_us(v)
+        } else {
+            "-".to_string()
+        }
+    };
     vec![
         r.store.clone(),
         p.kind.label().to_string(),
@@ -74,13 +82,13 @@ pub fn phase_row(floor: Option<&Floor>, r: &StoreResult, p: &PhaseResult) -> Vec
         format!("{:.0}", p.ops_per_s),
         Spread::of(&p.runs.iter().map(|r| r.ops_per_s).collect::<Vec<_>>())
             .map_or_else(|| "-".to_string(), |s| format!("{:.0}-{:.0}", s.min, s.max)),
-        human_us(l.p50),
+        per_op(l.p50),
         floor_multiple(floor, r, p).unwrap_or_else(|| "-".to_string()),
-        human_us(l.p90),
-        human_us(l.p99),
-        human_us(l.p999),
-        human_us(l.max),
-        own(human_us(p.cpu_us_per_op)),
+        per_op(l.p90),
+        per_op(l.p99),
+        per_op(l.p999),
+        per_op(l.max),
+        own(per_op(p.cpu_us_per_op)),
         own(p
             .allocs_per_op
             .map_or_else(|| "-".to_string(), |a| format!("{a:.1}"))),
