@@ -145,7 +145,8 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
 }
 
 /// `dbcompare merge`: the clients' runs as one, every output written to `--out`; exit 0
-/// once written, whatever the runs' outcomes (the merged report says them).
+/// once written when every store ran to its end in every client's run, 1 when one did not
+/// (as `run` exits: a pipeline that merges sees the failure too).
 pub fn merge(args: &MergeArgs) -> Result<u8> {
     let out = OutputDir::prepare(&args.out)?;
     let _lock = out.lock()?;
@@ -154,16 +155,17 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
     for path in out.write_formats(&merged, &Format::ALL)? {
         println!("wrote {}", path.display());
     }
-    // The merge itself succeeded; each client's run gave its own exit code already.
+    let mut code = 0;
     for store in merged
         .stores
         .iter()
         .filter(|s| s.status != crate::report::model::StoreStatus::Ok)
     {
         let why = store.error.as_deref().unwrap_or("no reason recorded");
-        eprintln!("note: {} did not run to its end: {why}", store.store);
+        eprintln!("error: {} did not run to its end: {why}", store.store);
+        code = 1;
     }
-    Ok(0)
+    Ok(code)
 }
 
 /// `dbcompare schema`: the JSON Schema of run.json.

@@ -593,6 +593,23 @@ fn compare_markdown() {
     let (pct, at) = back.worst_regression().unwrap();
     assert!((pct - 25.0).abs() < 0.5, "{pct} at {at}");
     assert!(at.starts_with("sqlite SEARCH micro"), "{at}");
+
+    // One load client's share beside a whole run is refused: it did only its part.
+    let mut share = new.clone();
+    share.plan.client = Some(ClientShare {
+        index: 1,
+        of: 2,
+        start_at: "2026-12-05T16:00:00Z".into(),
+    });
+    let why = compare::compare(&base, &share, 0.05).unwrap_err();
+    assert!(
+        why.starts_with("base is a whole run and new is client 1/2's share of a run"),
+        "{why}"
+    );
+    // Two shares of the same place in runs of as many clients compare.
+    let mut base_share = base.clone();
+    base_share.plan.client = share.plan.client.clone();
+    assert!(compare::compare(&base_share, &share, 0.05).is_ok());
 }
 
 #[test]

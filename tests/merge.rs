@@ -206,14 +206,16 @@ fn two_clients_on_one_server_merge_into_one_run() {
     assert!(text.contains("not one client's share"), "{text}");
     assert!(!bad.join("run.json").exists());
 
-    // A client whose run stopped before the store: merged, the store failed with the reason.
+    // A client whose run stopped before the store: merged, the store failed with the reason,
+    // and the exit code says so, as a run's would.
     let mut short = rb.clone();
     short.stores.clear();
     let e = dir.path().join("short.json");
     std::fs::write(&e, json::render(&short)).unwrap();
     let partial = dir.path().join("partial");
     let (code, text, merged) = merge(&[&a, &e], &partial);
-    assert_eq!(code, 0, "{text}");
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("error: "), "{text}");
     let store = &merged.unwrap().stores[0];
     assert_eq!(store.status, StoreStatus::Failed);
     let error = store.error.as_deref().unwrap();

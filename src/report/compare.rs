@@ -191,6 +191,21 @@ pub fn compare(base: &Report, new: &Report, alpha: f64) -> Result<Comparison, St
             base.plan.suite, new.plan.suite
         ));
     }
+    // One load client's share does a part of its run's work: beside a whole run (or another
+    // share of another count) its figures would read as a change.
+    let share = |r: &Report| r.plan.client.as_ref().map(|c| (c.index, c.of));
+    if share(base) != share(new) {
+        let what = |r: &Report| match share(r) {
+            Some((k, n)) => format!("client {k}/{n}'s share of a run"),
+            None => "a whole run".to_string(),
+        };
+        return Err(format!(
+            "base is {} and new is {}: a share does only its part of the run's work; merge \
+             each run's shares first (dbcompare merge) and compare the merged runs",
+            what(base),
+            what(new)
+        ));
+    }
     let mut stores = Vec::new();
     let mut unmatched_stores = Vec::new();
     let mut lacking = Vec::new();
