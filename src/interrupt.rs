@@ -17,7 +17,11 @@ pub fn install(cleanup: fn()) {
     INSTALL.call_once(|| {
         let installed = ctrlc::set_handler(move || {
             if REQUESTED.swap(true, Ordering::SeqCst) {
-                eprintln!("\ninterrupted again: stopping local servers and exiting without writing results");
+                eprintln!(
+                    "\ninterrupted again: stopping local servers and exiting without writing \
+                     results (a server that was still starting may leave its directory: \
+                     `dbcompare clean` removes it)"
+                );
                 cleanup();
                 std::process::exit(i32::from(EXIT_CODE));
             }

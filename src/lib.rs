@@ -121,6 +121,13 @@ pub fn run(cli: Cli) -> Result<u8> {
         Some(Command::Merge(args)) => saved::merge(&args),
         Some(Command::Schema) => saved::schema(),
         Some(Command::Clean(args)) => {
+            if let Some(dir) = args.data_dir.as_deref().filter(|d| !d.is_dir()) {
+                return Err(error::UsageError::new(format!(
+                    "--data-dir {}: not an existing directory",
+                    dir.display()
+                ))
+                .into());
+            }
             let removed = clean(args.data_dir.as_deref())?;
             for r in &removed {
                 println!("{r}");

@@ -288,4 +288,17 @@ fn clients_need_a_shared_server_and_a_shared_suite() {
     ]);
     assert_eq!(code, Some(2));
     assert!(err.contains("more than 10 minutes ago"), "{err}");
+    // A mistyped year would wait that long.
+    let (code, err) = run(&[
+        "--store",
+        "sqlite",
+        "--sqlite-path",
+        "x.db",
+        "--client",
+        "1/2",
+        "--start-at",
+        "2099-01-01T00:00:00Z",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("more than a day ahead"), "{err}");
 }

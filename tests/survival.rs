@@ -173,6 +173,14 @@ fn a_kill_9_mid_phase_keeps_every_finished_phase_and_clean_removes_the_server_it
         .success();
     let said = String::from_utf8_lossy(&again.get_output().stdout).into_owned();
     assert!(!said.contains(&*server_dir.to_string_lossy()), "{said}");
+    // A directory that is not there (a typo) is a usage error, not "nothing to clean".
+    let missing = dbcompare()
+        .args(["clean", "--data-dir"])
+        .arg(data.path().join("not-there"))
+        .assert()
+        .code(2);
+    let said = String::from_utf8_lossy(&missing.get_output().stderr).into_owned();
+    assert!(said.contains("not an existing directory"), "{said}");
 }
 
 #[test]

@@ -30,6 +30,11 @@ pub use targets::{Env, Locate, PlannedStore, Target, resolve_urls, system_env, t
 pub use variants::{named_variants, plan_stores, select};
 use ycsb::ycsb_workloads;
 
+/// The most client threads (`--client-threads`) a run takes: each is an event loop with
+/// descriptors of its own (a hundred thousand ran out of them), and 1,024 is far more than
+/// any machine has cores to drive.
+pub const MAX_CLIENT_THREADS: usize = 1024;
+
 /// Concurrency levels in the order given, each once.
 fn dedup_levels(levels: &[Concurrency]) -> Vec<Concurrency> {
     let mut seen = HashSet::new();
@@ -115,6 +120,12 @@ impl RunPlan {
                 ));
             }
             (Suite::Pool, _) => Some(1),
+            (_, Some(n)) if n.get() as usize > MAX_CLIENT_THREADS => {
+                return Err(UsageError::new(format!(
+                    "--client-threads {n}: at most {MAX_CLIENT_THREADS} (each is an event loop \
+                     with descriptors of its own; more than the connections would idle)"
+                )));
+            }
             (_, n) => n.map(|n| n.get() as usize),
         };
         flags::suite_flags(args)?;
@@ -221,6 +232,13 @@ impl RunPlan {
                     return Err(UsageError::new(format!(
                         "--start-at {}: more than 10 minutes ago; it names the coordinated \
                          run, so give every run a new one",
+                        start_at.to_rfc3339()
+                    )));
+                }
+                if start_at > chrono::Utc::now() + chrono::Duration::days(1) {
+                    return Err(UsageError::new(format!(
+                        "--start-at {}: more than a day ahead (a mistyped date would wait \
+                         that long); give the time the clients are to begin",
                         start_at.to_rfc3339()
                     )));
                 }

@@ -485,3 +485,34 @@ fn tls_skips_the_throw_away_redis_cluster() {
     let plan = RunPlan::resolve(&args(&["--store", "redis-cluster"]), &no_env, &both).unwrap();
     assert!(matches!(plan.stores[0].target, Target::Local(_)));
 }
+
+/// More client threads than any machine drives, or one YCSB workload given twice in
+/// another case, are usage errors.
+#[test]
+fn too_many_client_threads_and_a_workload_in_two_cases_are_refused() {
+    let e = RunPlan::resolve(
+        &args(&["--store", "redis", "--client-threads", "100000"]),
+        &no_env,
+        &installed,
+    )
+    .unwrap_err();
+    assert!(
+        e.0.starts_with("--client-threads 100000: at most 1024"),
+        "{e}"
+    );
+    let most = MAX_CLIENT_THREADS.to_string();
+    let plan = RunPlan::resolve(
+        &args(&["--store", "redis", "--client-threads", &most]),
+        &no_env,
+        &installed,
+    )
+    .unwrap();
+    assert_eq!(plan.client_threads_given, Some(MAX_CLIENT_THREADS));
+    let e = RunPlan::resolve(
+        &args(&["--store", "redis", "--suite", "ycsb", "--workload", "d,D"]),
+        &no_env,
+        &installed,
+    )
+    .unwrap_err();
+    assert!(e.0.contains("is given twice"), "{e}");
+}

@@ -64,7 +64,8 @@ pub(super) fn ycsb_workloads(args: &RunArgs) -> Result<Vec<Workload>, UsageError
     }
     let mut names = HashSet::new();
     for w in &workloads {
-        if !names.insert(w.name.as_str()) {
+        // `a` and `A` are one workload.
+        if !names.insert(w.name.to_ascii_lowercase()) {
             return Err(UsageError::new(format!(
                 "workload {} is given twice (a workload that inserts would insert its records \
                  twice)",
