@@ -212,16 +212,20 @@ async fn check_store(store: &PlannedStore, named: bool, args: &CheckArgs) -> Che
         Ok(setup) => setup,
         Err(e) => {
             checked.answers = "no: the local server did not start".to_string();
-            checked.problem(
+            // The chain begins with what was being done ("starting a local ... server").
+            let fix = if store.variant.has_own_settings() {
                 format!(
-                    "starting a local {kind} server: {}",
-                    crate::error::chain(&e)
-                ),
+                    "the server did not start with the settings given for {}: mend or drop \
+                     the --set or --config its message names",
+                    store.id
+                )
+            } else {
                 format!(
-                    "the server's log is above; 'dbcompare server {kind}' starts one by hand, \
-                     or give a server with '--url {kind}=URL'"
-                ),
-            );
+                    "'dbcompare server {kind}' starts one by hand and shows why it stops, or \
+                     give a server with '--url {kind}=URL'"
+                )
+            };
+            checked.problem(crate::error::chain(&e), fix);
             return checked;
         }
     };

@@ -185,17 +185,21 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         &server::DataDirs::temporary(),
         args.serve.serve(),
     )?;
-    // The password is in the URL: it is this server's alone, and goes with it.
-    println!("{}", local.url());
-    eprintln!(
-        "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
-        installation.version,
-        local.start_time.as_secs_f64()
-    );
+    // Ctrl-C while it started: no URL of a server about to stop.
+    if !interrupt::requested() {
+        // The password is in the URL: it is this server's alone, and goes with it.
+        println!("{}", local.url());
+        eprintln!(
+            "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
+            installation.version,
+            local.start_time.as_secs_f64()
+        );
+    }
     while !interrupt::requested() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     local.stop()?;
+    eprintln!("stopped the {kind} server and deleted its directory");
     Ok(0)
 }
 

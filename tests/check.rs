@@ -42,6 +42,29 @@ fn throw_away_servers_and_sqlite_are_ready() {
     assert!(out.contains("How each insert is written:\n"), "{out}");
 }
 
+/// A setting the server refuses: the problem says so once, with the server's words, and the
+/// fix names the flag to mend; the store that runs as it is, and under `all` with --tls the
+/// Redis Cluster dbcompare cannot start serving TLS, are not problems.
+#[test]
+fn a_refused_setting_is_the_fix_and_tls_leaves_the_cluster_unchecked() {
+    let (code, out) = check(&["--store", "postgres", "--set", "postgres:no_such_setting=1"]);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out.matches("starting a local postgres server").count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("no_such_setting"), "{out}");
+    assert!(out.contains("mend or drop the --set or --config"), "{out}");
+    let (code, out) = check(&["--store", "redis-cluster", "--tls"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("dbcompare does not start a Redis Cluster serving TLS"),
+        "{out}"
+    );
+    assert!(!out.contains("***"), "{out}");
+}
+
 /// With `--tls`, each row says the connection's TLS and what was verified.
 #[test]
 fn tls_is_shown_beside_the_transport() {

@@ -501,3 +501,70 @@ fn ctrl_c_during_a_stalled_operation_ends_the_run_within_seconds() {
     let error = redis.error.as_deref().unwrap();
     assert!(error.contains("did not end"), "{error}");
 }
+
+/// `dbcompare server`: the URL of a server that answers, kept until Ctrl-C, which stops it,
+/// deletes its directory and says so.
+#[test]
+fn the_server_command_serves_until_ctrl_c_then_leaves_nothing() {
+    use std::io::{Read, Write};
+    let before = redis_dirs();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(["server", "redis"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut url).unwrap();
+    let url = url.trim();
+    assert!(url.starts_with("redis://"), "{url}");
+    let address = url.rsplit_once('@').map_or(url, |(_, a)| a);
+    let address = address
+        .trim_start_matches("redis://")
+        .split('/')
+        .next()
+        .unwrap();
+    let password = url
+        .split_once("://:")
+        .and_then(|(_, rest)| rest.split_once('@'))
+        .map(|(pw, _)| pw);
+    let mut socket = std::net::TcpStream::connect(address).unwrap();
+    if let Some(pw) = password {
+        write!(socket, "AUTH {pw}\r\n").unwrap();
+    }
+    socket.write_all(b"PING\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut answer = [0u8; 64];
+    let n = socket.read(&mut answer).unwrap();
+    assert!(
+        String::from_utf8_lossy(&answer[..n]).contains("PONG"),
+        "{}",
+        String::from_utf8_lossy(&answer[..n])
+    );
+    // This server's directory (other tests start servers at the same time): its port's.
+    let port = address.rsplit_once(':').unwrap().1;
+    let dir = redis_dirs()
+        .into_iter()
+        .filter(|d| !before.contains(d))
+        .find(|d| {
+            std::fs::read_to_string(d.join("redis.conf"))
+                .is_ok_and(|c| c.lines().any(|l| l == format!("port {port}")))
+        })
+        .expect("the server's directory");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("stopped the redis server and deleted its directory"),
+        "{stderr}"
+    );
+    assert!(!dir.exists(), "{} survived", dir.display());
+}
