@@ -1338,6 +1338,33 @@ fn a_load_clients_share_has_no_space_amplification_of_its_own() {
     assert!(!text::recap(&report).contains("space amplification"));
 }
 
+/// A store whose size did not grow for its records (room allocated before them) has no
+/// space amplification of 0.0x: the line says it did not grow.
+#[test]
+fn a_size_that_did_not_grow_has_no_space_amplification() {
+    let mut report = variants_fixture();
+    let before = dbcompare::report::costs::space_lines(&report);
+    assert!(
+        before.iter().all(|l| l.contains("space amplification ")),
+        "{before:?}"
+    );
+    let name = before[0].split(':').next().unwrap().to_string();
+    let i = report.stores.iter().position(|s| s.store == name).unwrap();
+    let s = &mut report.stores[i];
+    s.final_size_bytes = s.initial_size_bytes;
+    assert_eq!(
+        dbcompare::report::costs::space_amplification(&report.stores[i]),
+        None
+    );
+    let lines = dbcompare::report::costs::space_lines(&report);
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with(&format!("{name}:")))
+        .unwrap();
+    assert!(line.contains("no growth on disk"), "{line}");
+    assert!(!line.contains("0.0x"), "{line}");
+}
+
 /// A phase stopped before any operation finished has no latency or CPU per operation:
 /// empty cells in results.csv, `-` in the tables and words on the console, never zeros.
 #[test]
@@ -1366,4 +1393,20 @@ fn a_phase_with_no_finished_operation_shows_no_latency() {
         .find(|l| l.starts_with("sqlite") && l.contains("INSERT"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(!row.contains(" 0.00"), "{row}");
+}
+
+/// Where no store measured a phase (every one failed), there is no empty phase table.
+#[test]
+fn no_phase_table_without_a_phase() {
+    let mut report = fixture();
+    for s in &mut report.stores {
+        s.phases.clear();
+        s.status = StoreStatus::Failed;
+        s.error = Some("connecting: refused".into());
+    }
+    let text = text::render(&report);
+    assert!(!text.contains("p50/floor"), "{text}");
+    assert!(text.contains("Recap"), "{text}");
+    assert!(!markdown::render(&report).contains("Every phase"));
+    assert!(!html::render(&report, &[]).contains("Every phase"));
 }

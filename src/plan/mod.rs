@@ -295,7 +295,13 @@ impl RunPlan {
             blog_reference: !args.no_blog_reference,
             floor: !args.no_floor,
             alloc_sites: args.alloc_sites,
-            durability: args.durability.clone(),
+            // Each mode once, as the stores run them (`durable,durable` is one).
+            durability: args.durability.iter().fold(Vec::new(), |mut modes, &d| {
+                if !modes.contains(&d) {
+                    modes.push(d);
+                }
+                modes
+            }),
             connect_timeout: Duration::from_secs(args.connect_timeout.get()),
             stall_timeout: (args.stall_timeout > 0).then(|| {
                 let limit = Duration::from_secs(args.stall_timeout);

@@ -516,3 +516,16 @@ fn too_many_client_threads_and_a_workload_in_two_cases_are_refused() {
     .unwrap_err();
     assert!(e.0.contains("is given twice"), "{e}");
 }
+
+/// A durability mode given twice is one mode, in the plan as in the stores it runs.
+#[test]
+fn a_durability_given_twice_is_one() {
+    let plan = RunPlan::resolve(
+        &args(&["--store", "redis", "--durability", "durable,durable"]),
+        &no_env,
+        &installed,
+    )
+    .unwrap();
+    assert_eq!(plan.durability, vec![Durability::Durable]);
+    assert_eq!(plan.stores.len(), 1);
+}

@@ -112,9 +112,13 @@ pub fn per_op_bytes(bytes: f64) -> String {
 
 /// The on-disk size the records took over their logical bytes: the final size less the
 /// initial one, over the logical bytes of every insert phase (one run of each); absent
-/// when a size or the logical bytes were not measured.
+/// when a size or the logical bytes were not measured, or the size did not grow (the
+/// store had allocated the room before: InnoDB's first pages hold a micro run's records).
 pub fn space_amplification(s: &StoreResult) -> Option<f64> {
     let grown = s.final_size_bytes?.checked_sub(s.initial_size_bytes?)?;
+    if grown == 0 {
+        return None;
+    }
     let logical: u64 = s
         .phases
         .iter()
@@ -136,14 +140,22 @@ pub fn space_lines(report: &Report) -> Vec<String> {
         .stores
         .iter()
         .filter_map(|s| {
-            let amp = space_amplification(s)?;
             let logical: u64 = s
                 .phases
                 .iter()
                 .filter(|p| p.kind == PhaseKind::Insert)
                 .filter_map(|p| p.server.as_ref()?.logical_bytes)
                 .sum();
-            let grown = s.final_size_bytes? - s.initial_size_bytes?;
+            let grown = s.final_size_bytes?.checked_sub(s.initial_size_bytes?)?;
+            if grown == 0 && logical > 0 {
+                return Some(format!(
+                    "{}: no growth on disk for {} of records (the room was allocated before \
+                     them): no space amplification to tell",
+                    s.store,
+                    human_size(logical)
+                ));
+            }
+            let amp = space_amplification(s)?;
             Some(format!(
                 "{}: {} on disk for {} of records, space amplification {amp:.1}x",
                 s.store,

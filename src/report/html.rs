@@ -183,9 +183,14 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
             out.push_str(&figure(title, svg));
         }
     }
-    out.push_str("<h2>Every phase</h2>\n<p>Latencies per operation in microseconds; cpu = client process CPU time per operation.</p>\n");
     let rows = phase_rows(report);
-    out.push_str(&table(&strings(&PHASE_HEADERS), &rows, 3));
+    if !rows.is_empty() {
+        out.push_str(&format!(
+            "<h2>Every phase</h2>\n<p>Latencies per operation in microseconds{}; cpu = client process CPU time per operation.</p>\n",
+            super::tables::open_loop_note(report)
+        ));
+        out.push_str(&table(&strings(&PHASE_HEADERS), &rows, 3));
+    }
     let costs = cost_rows(report);
     if !costs.is_empty() {
         out.push_str("<h2>What each phase cost</h2>\n");

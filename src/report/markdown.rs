@@ -198,9 +198,14 @@ fn page(report: &Report, charts: &[(&str, &str)]) -> String {
         }
     }
     out.push_str(&variants::section(report));
-    out.push_str("\nEvery phase (latencies per operation in microseconds; cpu = client process CPU time per operation):\n\n");
     let rows = phase_rows(report);
-    out.push_str(&table(&PHASE_HEADERS, &rows, 3));
+    if !rows.is_empty() {
+        out.push_str(&format!(
+            "\nEvery phase (latencies per operation in microseconds{}; cpu = client process CPU time per operation):\n\n",
+            super::tables::open_loop_note(report)
+        ));
+        out.push_str(&table(&PHASE_HEADERS, &rows, 3));
+    }
     let costs = cost_rows(report);
     if !costs.is_empty() {
         out.push_str(&format!("\n{COST_NOTE}\n\n"));

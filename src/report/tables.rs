@@ -32,6 +32,21 @@ pub const PHASE_HEADERS: [&str; 18] = [
     "errors",
 ];
 
+/// What the per-phase recap's caption adds where a phase ran in an open loop, whose
+/// latencies are response times.
+pub fn open_loop_note(report: &Report) -> &'static str {
+    if report
+        .stores
+        .iter()
+        .flat_map(|s| &s.phases)
+        .any(|p| p.open_loop.is_some())
+    {
+        ", an open loop's from when each operation was due"
+    } else {
+        ""
+    }
+}
+
 /// The per-phase recap's rows: every phase of every store, in run order.
 pub fn phase_rows(report: &Report) -> Vec<Vec<String>> {
     report

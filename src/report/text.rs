@@ -70,12 +70,15 @@ pub fn recap(report: &Report) -> String {
     let store_rows = store_rows(report);
     let mut out = glance(report);
     out.push_str("Recap\n\n");
-    out.push_str(&table(
-        &PHASE_HEADERS,
-        &phase_rows,
-        &numeric_columns(PHASE_HEADERS.len(), 3),
-    ));
-    out.push('\n');
+    // No phase measured (every store failed or was skipped): no empty table.
+    if !phase_rows.is_empty() {
+        out.push_str(&table(
+            &PHASE_HEADERS,
+            &phase_rows,
+            &numeric_columns(PHASE_HEADERS.len(), 3),
+        ));
+        out.push('\n');
+    }
     let costs = cost_rows(report);
     if !costs.is_empty() {
         out.push_str("What each phase cost (per operation; n/a: not measured):\n\n");
