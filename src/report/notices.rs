@@ -2,7 +2,10 @@
 //! warnings (how it ended, its phases' errors, retries, drift, client-bound figures), their
 //! count, and the one line naming the stores that did not run and why.
 
-use super::lines::retried;
+use super::lines::{floor_ratio, retried};
+
+/// A phase's p50 under this share of its floor is a floor read in a slow spell.
+const BELOW_FLOOR: f64 = 0.8;
 use super::model::{Report, StoreStatus};
 use super::verdict::{phase_name, ran};
 use super::warnings::{schedule_warning, series_warnings};
@@ -41,6 +44,25 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
             }
             if let Some(why) = &p.client_bound {
                 lines.push(format!("{phase}: client-bound: {why}"));
+            }
+            // A phase faster than the least the machine allowed: the floor was read in a
+            // slower spell than the phase ran in.
+            if let Some((m, what)) = floor_ratio(report.floor.as_ref(), s, p)
+                && m < BELOW_FLOOR
+            {
+                lines.push(if what == "fsync" {
+                    format!(
+                        "{phase}: its p50 is {m:.1}x the fsync measured before the stores: its \
+                         commits did not each wait for a sync of their own (a relaxed \
+                         setting), or the floor was read in a slower spell"
+                    )
+                } else {
+                    format!(
+                        "{phase}: its p50 is {m:.1}x the loopback round trip measured before \
+                         the stores, which was read in a slower spell: this run's multiples of \
+                         the floor are not to be compared with another machine's"
+                    )
+                });
             }
         }
         if !lines.is_empty() {
