@@ -174,3 +174,25 @@ fn a_missing_privilege_is_found_with_the_call_a_run_makes() {
     );
     assert!(out.contains("GRANT pg_checkpoint TO <user>"), "{out}");
 }
+
+/// Ctrl-C stops the check after the store it is at; the stores not reached are named.
+#[test]
+fn an_interrupted_check_names_the_stores_it_did_not_reach() {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+        .args(["check", "--store", "postgres,mysql,redis"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("not checked (interrupted): "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.ends_with("redis"), "{line}");
+}

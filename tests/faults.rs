@@ -568,3 +568,28 @@ fn the_server_command_serves_until_ctrl_c_then_leaves_nothing() {
     );
     assert!(!dir.exists(), "{} survived", dir.display());
 }
+
+/// A `--sqlite-path` file that is not a database fails SQLite naming the file and the flag.
+#[test]
+fn a_sqlite_path_that_is_not_a_database_names_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "not a database, only words that fill a first page").unwrap();
+    let r = run(&[
+        "--store",
+        "sqlite",
+        "--no-floor",
+        "--warmup-runs",
+        "0",
+        "--runs",
+        "1",
+        "--sqlite-path",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.output);
+    let error = store(&r.report, "sqlite").error.clone().unwrap();
+    assert!(
+        error.contains(&format!("{} (--sqlite-path)", file.display())),
+        "{error}"
+    );
+}

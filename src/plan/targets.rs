@@ -81,8 +81,12 @@ pub fn resolve_urls(
         .filter(|&&k| !k.is_embedded() && built(k))
     {
         if let Some(raw) = env(&kind.url_env()) {
-            let url = parse_url(kind, &raw)
-                .map_err(|e| UsageError::new(format!("{} (from {})", e.0, kind.url_env())))?;
+            // Named as the variable it came from, not as a flag that was not given.
+            let url = parse_url(kind, &raw).map_err(|e| {
+                let flag = format!("--url {kind}=...: ");
+                let why = e.0.strip_prefix(&flag).unwrap_or(&e.0);
+                UsageError::new(format!("{}: {why}", kind.url_env()))
+            })?;
             urls.insert(StoreId::of(kind), url);
         }
     }

@@ -529,3 +529,15 @@ fn a_durability_given_twice_is_one() {
     assert_eq!(plan.durability, vec![Durability::Durable]);
     assert_eq!(plan.stores.len(), 1);
 }
+
+/// A malformed URL in a variable is named as that variable, not as a `--url` never given.
+#[test]
+fn a_bad_url_variable_is_named_as_the_variable() {
+    let env = |name: &str| (name == "DBCOMPARE_POSTGRES_URL").then(|| "mysql://u@h/db".into());
+    let e = RunPlan::resolve(&args(&["--store", "redis"]), &env, &installed).unwrap_err();
+    assert!(
+        e.0.starts_with("DBCOMPARE_POSTGRES_URL: mysql://u@h/db: scheme"),
+        "{e}"
+    );
+    assert!(!e.0.contains("--url"), "{e}");
+}

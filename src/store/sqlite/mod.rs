@@ -72,8 +72,17 @@ impl SqliteStore {
         };
         let conn = Connection::open(&path)
             .with_context(|| format!("opening SQLite database {}", path.display()))?;
-        let mode: String =
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))?;
+        // The first statement reads the file: a file that is not a database fails here.
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .with_context(|| {
+                let given = if spec.options.sqlite_path.is_some() {
+                    " (--sqlite-path)"
+                } else {
+                    ""
+                };
+                format!("reading SQLite database {}{given}", path.display())
+            })?;
         if !mode.eq_ignore_ascii_case("wal") {
             bail!(
                 "SQLite refused WAL mode for {} (journal_mode={mode})",
