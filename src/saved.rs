@@ -116,6 +116,8 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     // A gate that cannot tell does not pass: a store or phase the new run lacks, or figures
     // from fewer runs than a verdict needs. (A phase measured once by design, as YCSB's
     // load, is not judged when both runs asked for enough.)
+    // Every reason it cannot tell is said, not only the first.
+    let mut cannot = false;
     if let Some(first) = comparison.lacking.first() {
         eprintln!(
             "error: --fail-if-slower: the new run lacks {} of what the base measured ({first}{})",
@@ -126,7 +128,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
                 ""
             },
         );
-        return Ok(1);
+        cannot = true;
     }
     let few = |r: &crate::report::model::Report| r.plan.runs.get() < compare::MIN_RUNS as u32;
     let unjudged = comparison.unjudged();
@@ -139,9 +141,9 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
             compare::MIN_RUNS,
             compare::MIN_RUNS
         );
-        return Ok(1);
+        cannot = true;
     }
-    Ok(0)
+    Ok(u8::from(cannot))
 }
 
 /// `dbcompare merge`: the clients' runs as one, every output written to `--out`; exit 0

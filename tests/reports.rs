@@ -308,6 +308,13 @@ fn compare_of_two_real_runs() {
         )),
         "{stderr}"
     );
+    // Both at once (a run of one that lacks a phase): both reasons are said.
+    let mut both = report.clone();
+    both.stores[0].phases.pop();
+    let (code, stderr) = gate(&both, "both.json");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("the new run lacks 1"), "{stderr}");
+    assert!(stderr.contains("--fail-if-slower cannot judge"), "{stderr}");
 }
 
 /// Headless Chromium, as the tests start it: no sandbox (root), no GPU, no background
