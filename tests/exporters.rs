@@ -445,6 +445,15 @@ fn ycsb_rows_per_operation_type_point_to_their_workloads_cost() {
                 all its operations together.";
     assert!(markdown::render(&report).contains(said));
     assert!(text::render(&report).contains(said));
+    // In the verdict, an operation type's row shows `-` for its cost, said once, and no
+    // store is listed as not measured for it.
+    let glance = text::render(&report);
+    assert!(
+        glance
+            .contains("-: a YCSB operation type's row, whose cost is on its workload's total row."),
+        "{glance}"
+    );
+    assert!(!glance.contains("not measured in this run"), "{glance}");
     assert!(html::render(&report, &[]).contains(&said.replace('\'', "&#39;")));
     let rendered = csv::render(&report);
     let mut reader = ::csv::Reader::from_reader(rendered.as_bytes());

@@ -217,6 +217,12 @@ fn rank(v: &mut PhaseVerdict<'_>) {
     }
 }
 
+/// Whether `p` is a YCSB row of one operation type (`a READ`), whose cost is its
+/// workload's, on the workload's total row (`a total`).
+fn shares_workload_cost(p: &PhaseResult) -> bool {
+    p.kind == PhaseKind::Ycsb && p.size.name.trim().contains(' ')
+}
+
 /// The verdict table's headers: the cpu column only where some store's was measured.
 pub fn headers(g: &Glance<'_>) -> Vec<&'static str> {
     let mut h = vec![
@@ -279,6 +285,7 @@ pub fn rows(g: &Glance<'_>) -> Vec<Vec<String>> {
                 row.push(match (e.cpu_us_per_op, e.cheapest) {
                     (Some(cpu), true) => format!("{} cheapest", human_us(cpu)),
                     (Some(cpu), false) => human_us(cpu),
+                    (None, _) if shares_workload_cost(e.phase) => "-".to_string(),
                     (None, _) => "n/a".to_string(),
                 });
             }
@@ -445,9 +452,8 @@ pub fn notes(g: &Glance<'_>) -> Vec<String> {
                     "its server spent too little CPU time over the phase for /proc's clock \
                      ticks to tell"
                 }
-                None if e.phase.kind == PhaseKind::Ycsb && e.phase.size.name.contains(' ') => {
-                    "an operation type's cost is in its workload's total"
-                }
+                // Its workload's total row holds its cost (the cell says `-`).
+                None if shares_workload_cost(e.phase) => continue,
                 None => "not measured in this run",
             };
             if !missing.contains(&(e.store.store.as_str(), why)) {
@@ -463,6 +469,15 @@ pub fn notes(g: &Glance<'_>) -> Vec<String> {
                 " n/a: {}; no store is marked cheapest in a phase with an n/a.",
                 each.join(", ")
             ));
+        }
+        if g.phases
+            .iter()
+            .flat_map(|v| &v.entries)
+            .any(|e| e.cpu_us_per_op.is_none() && shares_workload_cost(e.phase))
+        {
+            cost.push_str(
+                " -: a YCSB operation type's row, whose cost is on its workload's total row.",
+            );
         }
         notes.push(cost);
     }
