@@ -240,8 +240,17 @@ pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
         Ok(n) if n >= 1 && n <= i128::from(u64::MAX) => {
             Ok(NonZeroU64::new(n as u64).expect("n >= 1"))
         }
+        Ok(n) if n >= 1 => Err(format!("must be at most {}, not '{s}'", u64::MAX)),
         Ok(_) => Err(format!("must be at least 1, not '{s}'")),
         Err(_) => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
+/// A whole number, 0 or more, said so when it is not.
+fn parse_count<T: TryFrom<i128>>(s: &str) -> Result<T, String> {
+    match s.trim().replace('_', "").parse::<i128>() {
+        Ok(n) if n >= 0 => T::try_from(n).map_err(|_| format!("'{s}' is too large")),
+        _ => Err(format!("must be a whole number, 0 or more, not '{s}'")),
     }
 }
 
@@ -300,7 +309,7 @@ pub struct RunArgs {
     pub scale: f64,
 
     /// Runs of the whole suite made first and discarded (warming caches and connections).
-    #[arg(
+    #[arg(value_parser = parse_count::<u32>, 
         long,
         value_name = "N",
         default_value = "1",
@@ -341,7 +350,7 @@ pub struct RunArgs {
     /// may be made again on a new connection, up to N times, after a wait of 50 ms doubling
     /// to 1.6 s. Every retry is counted and shown beside its phase; its time stays in the
     /// operation's latency. By default an error fails the phase at once.
-    #[arg(
+    #[arg(value_parser = parse_count::<u32>, 
         long,
         value_name = "N",
         default_value = "0",
@@ -366,7 +375,7 @@ pub struct RunArgs {
 
     /// With --client: seconds a client waits for the others at a meeting point (a slower
     /// machine still finishing the phase before); 0 waits for ever.
-    #[arg(
+    #[arg(value_parser = parse_count::<u64>, 
         long,
         value_name = "SECONDS",
         default_value = "3600",
@@ -377,7 +386,7 @@ pub struct RunArgs {
 
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
-    #[arg(long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
+    #[arg(value_parser = parse_count::<u64>, long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Directory for run.json, results.md, report.html, results.csv, series.csv and the
@@ -426,7 +435,7 @@ pub struct RunArgs {
     /// Seconds without a single finished operation after which a store that stopped
     /// answering is failed and the run goes on with the next store (the phases it finished
     /// are kept). 0: wait for ever.
-    #[arg(
+    #[arg(value_parser = parse_count::<u64>, 
         long,
         value_name = "SECONDS",
         default_value = "300",

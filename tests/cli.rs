@@ -69,8 +69,14 @@ fn zero_runs_concurrency_or_rate_name_the_flag() {
     );
     refused(
         &["--warmup-runs", "-1"],
-        "invalid value '-1' for '--warmup-runs <N>'",
+        "'--warmup-runs <N>': must be a whole number, 0 or more, not '-1'",
     );
+    refused(
+        &["--stall-timeout", "1.5"],
+        "'--stall-timeout <SECONDS>': must be a whole number, 0 or more, not '1.5'",
+    );
+    refused(&["--seed", "99999999999999999999999"], "is too large");
+    refused(&["--runs", "99999999999999999999"], "must be at most");
     refused(&["--concurrency", "1,0"], "--concurrency");
     refused(&["--rate", "0"], "--rate");
     refused(&["--rate", "fast"], "--rate");
