@@ -309,8 +309,9 @@ pub struct RunArgs {
     pub scale: f64,
 
     /// Runs of the whole suite made first and discarded (warming caches and connections).
-    #[arg(value_parser = parse_count::<u32>, 
+    #[arg(
         long,
+        value_parser = parse_count::<u32>,
         value_name = "N",
         default_value = "1",
         allow_negative_numbers = true
@@ -350,8 +351,9 @@ pub struct RunArgs {
     /// may be made again on a new connection, up to N times, after a wait of 50 ms doubling
     /// to 1.6 s. Every retry is counted and shown beside its phase; its time stays in the
     /// operation's latency. By default an error fails the phase at once.
-    #[arg(value_parser = parse_count::<u32>, 
+    #[arg(
         long,
+        value_parser = parse_count::<u32>,
         value_name = "N",
         default_value = "0",
         allow_negative_numbers = true
@@ -375,8 +377,9 @@ pub struct RunArgs {
 
     /// With --client: seconds a client waits for the others at a meeting point (a slower
     /// machine still finishing the phase before); 0 waits for ever.
-    #[arg(value_parser = parse_count::<u64>, 
+    #[arg(
         long,
+        value_parser = parse_count::<u64>,
         value_name = "SECONDS",
         default_value = "3600",
         requires = "client",
@@ -386,7 +389,8 @@ pub struct RunArgs {
 
     /// Seed of the record and search generator (the same seed gives the same workload
     /// everywhere).
-    #[arg(value_parser = parse_count::<u64>, long, default_value_t = DEFAULT_SEED, allow_negative_numbers = true)]
+    #[arg(long, value_parser = parse_count::<u64>, default_value_t = DEFAULT_SEED,
+          allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Directory for run.json, results.md, report.html, results.csv, series.csv and the
@@ -435,8 +439,9 @@ pub struct RunArgs {
     /// Seconds without a single finished operation after which a store that stopped
     /// answering is failed and the run goes on with the next store (the phases it finished
     /// are kept). 0: wait for ever.
-    #[arg(value_parser = parse_count::<u64>, 
+    #[arg(
         long,
+        value_parser = parse_count::<u64>,
         value_name = "SECONDS",
         default_value = "300",
         allow_negative_numbers = true
