@@ -21,8 +21,12 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
     // Not into a directory a run is writing to.
     let _lock = out.as_ref().map(OutputDir::lock).transpose()?;
     let report = json::load(&args.run)?;
+    // `md,md` is one format.
+    let mut asked = args.format.clone();
+    asked.sort_by_key(|f| *f as u8);
+    asked.dedup();
     let Some(out) = out else {
-        let format = match args.format.as_slice() {
+        let format = match asked.as_slice() {
             [] => ReportFormat::Md,
             [one] => *one,
             _ => {

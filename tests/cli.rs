@@ -233,3 +233,21 @@ fn a_ycsb_run_on_sqlite_writes_its_report() {
     assert_eq!(scan["errors"], 0);
     assert!(scan["latency_us"]["p9999"].as_f64().unwrap() > 0.0);
 }
+
+/// `report --format md,md` is one format, on stdout; two different ones need --out.
+#[test]
+fn one_format_given_twice_is_one() {
+    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/results/classic/run.json");
+    dbcompare()
+        .args(["report", run, "--format", "md,md"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("# dbcompare results"));
+    dbcompare()
+        .args(["report", run, "--format", "md,csv,md"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "several --format values need --out",
+        ));
+}
