@@ -168,7 +168,7 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Args)]
 pub struct ServerCommandArgs {
     /// postgres, mysql, redis or redis-cluster.
-    #[arg(value_parser = parse_store)]
+    #[arg(value_parser = parse_server_store)]
     pub store: StoreSelector,
 
     #[arg(long, value_enum, default_value_t)]
@@ -220,10 +220,28 @@ pub enum StoreSelector {
     One(StoreId),
 }
 
+/// `dbcompare server`'s store: one that dbcompare starts a server of, without a label.
+fn parse_server_store(s: &str) -> Result<StoreSelector, String> {
+    let startable = "postgres, mysql, redis or redis-cluster";
+    match StoreId::parse(s.trim()) {
+        Ok(id) if !id.is_variant() && crate::server::can_start(id.kind) => {
+            Ok(StoreSelector::One(id))
+        }
+        _ => Err(format!("'{s}': dbcompare starts servers of {startable}")),
+    }
+}
+
 pub fn parse_store(s: &str) -> Result<StoreSelector, String> {
     let s = s.trim();
     if s.eq_ignore_ascii_case("all") {
         return Ok(StoreSelector::All);
+    }
+    if s.split_once('@')
+        .is_some_and(|(n, _)| n.eq_ignore_ascii_case("all"))
+    {
+        return Err(format!(
+            "'{s}': all takes no label (label each store: postgres@a)"
+        ));
     }
     StoreId::parse(s).map(StoreSelector::One).map_err(|e| {
         if e.starts_with("unknown store") {

@@ -251,3 +251,16 @@ fn one_format_given_twice_is_one() {
             "several --format values need --out",
         ));
 }
+
+/// `server` names the stores it starts; `all` takes no label.
+#[test]
+fn server_names_what_it_starts_and_all_takes_no_label() {
+    dbcompare()
+        .args(["server", "sqlite"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "dbcompare starts servers of postgres, mysql, redis or redis-cluster",
+        ));
+    refused(&["--store", "all@x"], "all takes no label");
+}
