@@ -7,9 +7,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use crate::catalog::Suite;
 use crate::catalog::{Durability, StoreOptions};
-use crate::variant::StoreId;
 use crate::workload::levels::Concurrency;
 use crate::workload::record::{DEFAULT_SEED, Size};
+
+mod values;
+pub use values::{StoreSelector, parse_positive, parse_store};
+use values::{
+    parse_alpha, parse_count, parse_percent, parse_scale, parse_server_store, parse_time,
+};
 
 /// Benchmark key/document stores side by side on the same workload and publish the tables.
 ///
@@ -106,7 +111,7 @@ pub struct ReportArgs {
 
     /// What to render: a comma list. Without --out, one format, printed (default md);
     /// with --out, the files of each (default all of them).
-    #[arg(long, value_enum, value_delimiter = ',')]
+    #[arg(long, value_enum, ignore_case = true, value_delimiter = ',')]
     pub format: Vec<ReportFormat>,
 
     /// Write the files here (created if needed) instead of printing.
@@ -151,7 +156,13 @@ pub struct CheckArgs {
 
     /// The durability modes the settings are checked against: `durable,relaxed` checks
     /// every store as two variants, @durable and @relaxed, as `run` does.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "durable")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "durable"
+    )]
     pub durability: Vec<Durability>,
 
     /// Seconds a connect may take before that store fails.
@@ -171,7 +182,7 @@ pub struct ServerCommandArgs {
     #[arg(value_parser = parse_server_store)]
     pub store: StoreSelector,
 
-    #[arg(long, value_enum, default_value_t)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t)]
     pub durability: Durability,
 
     #[command(flatten)]
@@ -212,73 +223,6 @@ impl ServeArgs {
     }
 }
 
-/// One `--store` entry: every store, or one by name (a kind, or a variant of one:
-/// `postgres@sync`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreSelector {
-    All,
-    One(StoreId),
-}
-
-/// `dbcompare server`'s store: one that dbcompare starts a server of, without a label.
-fn parse_server_store(s: &str) -> Result<StoreSelector, String> {
-    let startable = "postgres, mysql, redis or redis-cluster";
-    match StoreId::parse(s.trim()) {
-        Ok(id) if !id.is_variant() && crate::server::can_start(id.kind) => {
-            Ok(StoreSelector::One(id))
-        }
-        _ => Err(format!("'{s}': dbcompare starts servers of {startable}")),
-    }
-}
-
-pub fn parse_store(s: &str) -> Result<StoreSelector, String> {
-    let s = s.trim();
-    if s.eq_ignore_ascii_case("all") {
-        return Ok(StoreSelector::All);
-    }
-    if s.split_once('@')
-        .is_some_and(|(n, _)| n.eq_ignore_ascii_case("all"))
-    {
-        return Err(format!(
-            "'{s}': all takes no label (label each store: postgres@a)"
-        ));
-    }
-    StoreId::parse(s).map(StoreSelector::One).map_err(|e| {
-        if e.starts_with("unknown store") {
-            e.replacen("valid names: ", "valid names: all, ", 1)
-        } else {
-            e
-        }
-    })
-}
-
-/// A count that must be at least 1.
-pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
-    match s.trim().replace('_', "").parse::<i128>() {
-        Ok(n) if n >= 1 && n <= i128::from(u64::MAX) => {
-            Ok(NonZeroU64::new(n as u64).expect("n >= 1"))
-        }
-        Ok(n) if n >= 1 => Err(format!("must be at most {}, not '{s}'", u64::MAX)),
-        Ok(_) => Err(format!("must be at least 1, not '{s}'")),
-        Err(_) => Err(format!("'{s}' is not a whole number")),
-    }
-}
-
-/// A whole number, 0 or more, said so when it is not.
-fn parse_count<T: TryFrom<i128>>(s: &str) -> Result<T, String> {
-    match s.trim().replace('_', "").parse::<i128>() {
-        Ok(n) if n >= 0 => T::try_from(n).map_err(|_| format!("'{s}' is too large")),
-        _ => Err(format!("must be a whole number, 0 or more, not '{s}'")),
-    }
-}
-
-fn parse_scale(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(f) if f.is_finite() && f > 0.0 && f <= 100.0 => Ok(f),
-        _ => Err(format!("must be a number above 0 (at most 100), not '{s}'")),
-    }
-}
-
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Stores to run: a comma list of names, or `all` (every store that can run here). A
@@ -289,7 +233,7 @@ pub struct RunArgs {
     pub stores: Vec<StoreSelector>,
 
     /// The suite to run.
-    #[arg(long, value_enum, default_value_t = Suite::Classic)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Suite::Classic)]
     pub suite: Suite,
 
     /// Workload sizes, in order: names (micro=100, tiny=1000, small=10000, medium=100000)
@@ -447,7 +391,13 @@ pub struct RunArgs {
     /// `durable`: every commit is on disk before it is acknowledged. `relaxed`: each
     /// store's documented fast mode (the blog's unmatched settings). Both, `durable,relaxed`:
     /// every store runs as two variants, @durable and @relaxed.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "durable")]
+    #[arg(
+        long,
+        value_enum,
+        ignore_case = true,
+        value_delimiter = ',',
+        default_value = "durable"
+    )]
     pub durability: Vec<Durability>,
 
     /// Seconds a connect may take before the store fails.
@@ -516,34 +466,4 @@ pub struct ServerArgs {
 pub struct ListArgs {
     #[command(flatten)]
     pub server: ServerArgs,
-}
-
-/// RFC 3339 (`2026-12-02T03:00:00Z`) or Unix seconds.
-fn parse_time(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
-    if let Ok(seconds) = s.parse::<i64>() {
-        return chrono::DateTime::from_timestamp(seconds, 0)
-            .ok_or_else(|| format!("`{s}`: not a time"));
-    }
-    chrono::DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&chrono::Utc))
-        .map_err(|e| format!("`{s}`: RFC 3339 (2026-12-02T03:00:00Z) or Unix seconds ({e})"))
-}
-
-fn parse_percent(s: &str) -> Result<f64, String> {
-    let value: f64 = s
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("`{s}` is not a percentage"))?;
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(format!("`{s}`: a percentage of 0 or more"))
-    }
-}
-
-fn parse_alpha(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
-        _ => Err(format!("`{s}`: a level between 0 and 1, for example 0.05")),
-    }
 }

@@ -264,3 +264,32 @@ fn server_names_what_it_starts_and_all_takes_no_label() {
         ));
     refused(&["--store", "all@x"], "all takes no label");
 }
+
+/// Names of modes and suites are taken in any case, as store names are.
+#[test]
+fn modes_and_suites_in_any_case() {
+    let out = tempfile::tempdir().unwrap();
+    dbcompare()
+        .args([
+            "run",
+            "--store",
+            "SQLite",
+            "--durability",
+            "Durable",
+            "--suite",
+            "Classic",
+        ])
+        .args([
+            "--sizes",
+            "micro",
+            "--warmup-runs",
+            "0",
+            "--runs",
+            "1",
+            "--no-floor",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+}
