@@ -115,12 +115,16 @@ impl Status {
             let (at, before) = self.last;
             let seconds = at.elapsed().as_secs_f64();
             let rate = done.saturating_sub(before) as f64 / seconds;
+            // No latency handed over yet (an open loop's first seconds): none said.
+            let p99 = live.p99();
+            let p99 = if p99 > 0.0 {
+                format!(", p99 so far {} us", human_us(p99))
+            } else {
+                String::new()
+            };
             observer.status(&format!(
-                "{}: {done} of {} operations, {rate:.0} ops/s over the last {seconds:.0}s, \
-                 p99 so far {} us",
-                self.label,
-                self.total,
-                human_us(live.p99())
+                "{}: {done} of {} operations, {rate:.0} ops/s over the last {seconds:.0}s{p99}",
+                self.label, self.total,
             ));
             self.last = (Instant::now(), done);
         } else if self.asked.is_none() && self.last.0.elapsed() >= STATUS_EVERY {
