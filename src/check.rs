@@ -223,8 +223,8 @@ async fn check_store(store: &PlannedStore, named: bool, args: &CheckArgs) -> Che
             // The chain begins with what was being done ("starting a local ... server").
             let fix = if store.variant.has_own_settings() {
                 format!(
-                    "the server did not start with the settings given for {}: mend or drop \
-                     the --set or --config its message names",
+                    "if its message names a setting given for {} (--set, --config), mend or \
+                     drop it; else 'dbcompare server {kind}' starts one by hand",
                     store.id
                 )
             } else {

@@ -153,7 +153,8 @@ fn list(args: &cli::ListArgs) -> Result<()> {
     let rows: Vec<Vec<String>> = ids
         .iter()
         .map(|id| {
-            let (status, how) = plan::target(id, &urls, &server::find).describe();
+            let target = plan::target(id, &urls, &server::find);
+            let (status, how) = plan::served(target, id.kind, args.server.serve.tls).describe();
             vec![id.to_string(), status.to_string(), how]
         })
         .collect();

@@ -86,16 +86,26 @@ pub async fn run_plan(
         .await;
     }
     report.status = if interrupt::requested() {
-        // The stores whose turn never came are named, as skipped, not left out.
+        // The stores whose turn never came are named, as skipped (with why they could not
+        // have run, where that was known), not left out; in plan order.
+        let mut all = Vec::new();
         for store in &plan.stores {
             let name = store.id.to_string();
-            if !report.stores.iter().any(|s| s.store == name) {
-                let mut result = StoreResult::new(&name);
-                result.status = StoreStatus::Skipped;
-                result.error = Some("the run was interrupted before its turn".to_string());
-                report.stores.push(result);
+            match report.stores.iter().position(|s| s.store == name) {
+                Some(i) => all.push(report.stores.swap_remove(i)),
+                None => {
+                    let mut result = StoreResult::new(&name);
+                    result.status = StoreStatus::Skipped;
+                    result.error = Some(match &store.target {
+                        crate::plan::Target::Unavailable(why) => why.clone(),
+                        _ => "the run was interrupted before its turn".to_string(),
+                    });
+                    all.push(result);
+                }
             }
         }
+        all.append(&mut report.stores);
+        report.stores = all;
         RunStatus::Interrupted
     } else {
         RunStatus::Complete

@@ -62,7 +62,7 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
     };
     let mut formats: Vec<Format> = Vec::new();
     let mut text_too = false;
-    for f in &args.format {
+    for f in &asked {
         match f {
             ReportFormat::Md => formats.push(Format::Markdown),
             ReportFormat::Html => formats.push(Format::Html),
@@ -73,7 +73,7 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
             ReportFormat::Text => text_too = true,
         }
     }
-    if args.format.is_empty() {
+    if asked.is_empty() {
         formats = Format::ALL.to_vec();
     }
     formats.dedup();

@@ -224,6 +224,20 @@ fn two_clients_on_one_server_merge_into_one_run() {
         "{error}"
     );
     assert!(store.phases.iter().all(|p| p.incomplete));
+
+    // A client that skipped the store (interrupted before its turn) while the other ran it:
+    // the store failed, its measured phases kept in the tables, not skipped and hidden.
+    let mut skipped = rb.clone();
+    skipped.stores[0].status = StoreStatus::Skipped;
+    skipped.stores[0].error = Some("the run was interrupted before its turn".into());
+    skipped.stores[0].phases.clear();
+    let f = dir.path().join("skipped.json");
+    std::fs::write(&f, json::render(&skipped)).unwrap();
+    let (code, text, merged) = merge(&[&a, &f], &dir.path().join("half"));
+    assert_eq!(code, 1, "{text}");
+    let store = &merged.unwrap().stores[0];
+    assert_eq!(store.status, StoreStatus::Failed);
+    assert!(!store.phases.is_empty());
 }
 
 #[test]

@@ -187,7 +187,8 @@ fn cluster_urls_belong_to_the_cluster_store() {
         .code(2);
     let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(err.contains("that is a redis-cluster URL"), "{err}");
-    // A throw-away cluster serving TLS is not made yet: said, not faked.
+    // A throw-away cluster serving TLS is not made yet: said before anything starts, not
+    // faked.
     let out = tempfile::tempdir().unwrap();
     let assert = dbcompare()
         .args([
@@ -200,12 +201,15 @@ fn cluster_urls_belong_to_the_cluster_store() {
         ])
         .arg(out.path())
         .assert()
-        .code(1);
-    let text = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+        .code(2);
+    let text = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(
-        text.contains("does not start a Redis Cluster serving TLS"),
+        text.starts_with(
+            "error: --store redis-cluster: dbcompare does not start a Redis Cluster serving TLS"
+        ),
         "{text}"
     );
+    assert!(!out.path().join("run.json").exists());
 }
 
 /// Ctrl-C once (stop after the current operation) or twice (stop now, the second one's

@@ -20,6 +20,7 @@ pub(super) fn parse_server_store(s: &str) -> Result<StoreSelector, String> {
         Ok(id) if !id.is_variant() && crate::server::can_start(id.kind) => {
             Ok(StoreSelector::One(id))
         }
+        Ok(id) if id.is_variant() => Err(format!("'{s}': server takes a store without a label")),
         _ => Err(format!("'{s}': dbcompare starts servers of {startable}")),
     }
 }
@@ -51,7 +52,7 @@ pub fn parse_positive(s: &str) -> Result<NonZeroU64, String> {
         Ok(n) if n >= 1 && n <= i128::from(u64::MAX) => {
             Ok(NonZeroU64::new(n as u64).expect("n >= 1"))
         }
-        Ok(n) if n >= 1 => Err(format!("must be at most {}, not '{s}'", u64::MAX)),
+        Ok(n) if n >= 1 => Err(format!("'{s}' is too large")),
         Ok(_) => Err(format!("must be at least 1, not '{s}'")),
         Err(_) => Err(format!("'{s}' is not a whole number")),
     }

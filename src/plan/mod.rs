@@ -26,7 +26,7 @@ mod variants;
 mod ycsb;
 
 use targets::client_targets;
-pub use targets::{Env, Locate, PlannedStore, Target, resolve_urls, system_env, target};
+pub use targets::{Env, Locate, PlannedStore, Target, resolve_urls, served, system_env, target};
 pub use variants::{named_variants, plan_stores, select};
 use ycsb::ycsb_workloads;
 

@@ -138,6 +138,19 @@ pub fn target(id: &StoreId, urls: &BTreeMap<StoreId, StoreUrl>, locate: Locate<'
     }
 }
 
+/// `target` as the servers are to serve: with `--tls` (`tls`), dbcompare starts no Redis
+/// Cluster (with `tls-cluster yes` the nodes never agreed), so a local one cannot run.
+pub fn served(target: Target, kind: StoreKind, tls: bool) -> Target {
+    if tls && kind == StoreKind::RedisCluster && matches!(target, Target::Local(_)) {
+        return Target::Unavailable(
+            "dbcompare does not start a Redis Cluster serving TLS (--tls) yet: give one with \
+             --url redis-cluster=rediss+cluster://h1:7000,h2:7001/"
+                .to_string(),
+        );
+    }
+    target
+}
+
 /// With `--client`: the classic or the YCSB suite, and every store on a server all the
 /// clients reach.
 pub(super) fn client_targets(

@@ -11,7 +11,7 @@ use crate::error::UsageError;
 use crate::store::url::StoreUrl;
 use crate::variant::{ConfigLayer, StoreId, Variant, check_setting_name, check_setting_value};
 
-use super::targets::{Locate, PlannedStore, Target, target};
+use super::targets::{Locate, PlannedStore, Target, served, target};
 
 /// The stores `--store` names, in order and each once, and whether they were named (rather
 /// than `all`). With several durability modes every store becomes one variant per mode,
@@ -100,18 +100,7 @@ pub fn plan_stores(
     let sets = sets(&server.sets, &ids)?;
     let mut planned = Vec::new();
     for (id, durability) in selected {
-        let mut target = target(&id, urls, locate);
-        if server.serve.tls
-            && id.kind == StoreKind::RedisCluster
-            && matches!(target, Target::Local(_))
-        {
-            // Tried: with `tls-cluster yes` the nodes never agreed.
-            target = Target::Unavailable(
-                "dbcompare does not start a Redis Cluster serving TLS (--tls) yet: give one \
-                 with --url redis-cluster=rediss+cluster://h1:7000,h2:7001/"
-                    .to_string(),
-            );
-        }
+        let target = served(target(&id, urls, locate), id.kind, server.serve.tls);
         let mut variant = Variant::plain(durability);
         // The kind's first, then the variant's own (which win).
         for key in [StoreId::of(id.kind), id.clone()] {

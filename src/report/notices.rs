@@ -59,8 +59,9 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
                 } else {
                     format!(
                         "{phase}: its p50 is {m:.1}x the loopback round trip measured before \
-                         the stores, which was read in a slower spell: this run's multiples of \
-                         the floor are not to be compared with another machine's"
+                         the stores (read in a slower spell, or the floor's echo woke more \
+                         slowly than this server does): this run's multiples of the floor are \
+                         not to be compared with another machine's"
                     )
                 });
             }

@@ -217,10 +217,11 @@ fn rank(v: &mut PhaseVerdict<'_>) {
     }
 }
 
-/// Whether `p` is a YCSB row of one operation type (`a READ`), whose cost is its
-/// workload's, on the workload's total row (`a total`).
+/// Whether `p` is a YCSB row of one operation type of a mixed workload (`a READ`), whose
+/// cost is its workload's, on the workload's total row (`a total`). The load's row and a
+/// workload of one type carry their own cost.
 fn shares_workload_cost(p: &PhaseResult) -> bool {
-    p.kind == PhaseKind::Ycsb && p.size.name.trim().contains(' ')
+    p.kind == PhaseKind::Ycsb && p.size.name.trim().contains(' ') && p.server.is_none()
 }
 
 /// The verdict table's headers: the cpu column only where some store's was measured.

@@ -253,9 +253,15 @@ fn merge_store(lead: &StoreResult, theirs: &[Option<&StoreResult>]) -> Result<St
         .collect();
     let missing = theirs.iter().any(Option::is_none);
     let theirs: Vec<&StoreResult> = theirs.iter().flatten().copied().collect();
+    // A client that skipped a store another one ran is a failure of the store's run, whose
+    // measured phases are kept (a skipped store would be in no table).
+    let ran = theirs.iter().any(|s| s.status != StoreStatus::Skipped);
     merged.status = theirs
         .iter()
-        .map(|s| s.status)
+        .map(|s| match s.status {
+            StoreStatus::Skipped if ran => StoreStatus::Failed,
+            status => status,
+        })
         .chain(missing.then_some(StoreStatus::Failed))
         .max_by_key(|s| match s {
             StoreStatus::Ok => 0,
