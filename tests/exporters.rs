@@ -1330,6 +1330,22 @@ fn compare_tests_the_servers_cost_as_it_tests_throughput() {
             .any(|r| r.phase == "SEARCH tiny" && r.figure == compare::Figure::ServerCpu)
     );
     assert!(compare::markdown(&c, "base", "new").contains("server cpu us/op"));
+    // Read in the base and not in the new run: the gate cannot judge it, and says so.
+    cpu(&mut base.stores[0].phases[0], 20.0);
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    let name = dbcompare::report::verdict::phase_name(&base.stores[0].phases[0]);
+    let expected = format!("{} {name} server cpu us/op", base.stores[0].store);
+    assert!(c.lacking.contains(&expected), "{:?}", c.lacking);
+    // Read in the new run only: nothing the base measured is missing.
+    let back = compare::compare(&new, &base, 0.05).unwrap();
+    assert!(
+        !back
+            .lacking
+            .iter()
+            .any(|l| l.ends_with("server cpu us/op") && l.contains(&name)),
+        "{:?}",
+        back.lacking
+    );
 }
 
 /// One load client's run of several measured the whole database but inserted only its

@@ -148,8 +148,9 @@ pub struct Comparison {
     pub stores: Vec<StoreComparison>,
     /// Stores only one run has (`only in base: redis`).
     pub unmatched_stores: Vec<String>,
-    /// What the base run measured and the new one did not: its stores with figures and
-    /// their phases (`redis`, `postgres SEARCH micro`).
+    /// What the base run measured and the new one did not: its stores with figures, their
+    /// phases and a phase's figures (`redis`, `postgres SEARCH micro`, `postgres INSERT
+    /// micro server cpu us/op`).
     pub lacking: Vec<String>,
 }
 
@@ -212,12 +213,19 @@ pub fn compare(base: &Report, new: &Report, alpha: f64) -> Result<Comparison, St
     for b in &base.stores {
         match new.stores.iter().find(|n| n.store == b.store) {
             Some(n) => {
-                lacking.extend(
-                    b.phases
-                        .iter()
-                        .filter(|p| !n.phases.iter().any(|q| same_phase(p, q)))
-                        .map(|p| format!("{} {}", b.store, phase_name(p))),
-                );
+                for p in &b.phases {
+                    match n.phases.iter().find(|q| same_phase(p, q)) {
+                        None => lacking.push(format!("{} {}", b.store, phase_name(p))),
+                        // A figure the base measured and the new run did not (a server's
+                        // CPU too short to read): it cannot be judged either.
+                        Some(q) => lacking.extend(
+                            Figure::ALL
+                                .iter()
+                                .filter(|f| !f.samples(p).is_empty() && f.samples(q).is_empty())
+                                .map(|f| format!("{} {} {}", b.store, phase_name(p), f.label())),
+                        ),
+                    }
+                }
                 stores.push(compare_store(b, n, alpha));
             }
             None => {
