@@ -24,6 +24,16 @@ fn no_env(_: &str) -> Option<String> {
     None
 }
 
+/// Where the plan runs its store of `kind`.
+fn target_of(plan: &RunPlan, kind: StoreKind) -> &Target {
+    &plan
+        .stores
+        .iter()
+        .find(|s| s.id.kind == kind)
+        .unwrap()
+        .target
+}
+
 #[test]
 fn all_keeps_unavailable_stores_to_skip_them() {
     let plan = RunPlan::resolve(&args(&[]), &no_env, &installed).unwrap();
@@ -33,14 +43,7 @@ fn all_keeps_unavailable_stores_to_skip_them() {
     assert!(
         matches!(plan.stores[1].target, Target::Unavailable(ref why) if why.contains("provisioning/install.sh postgres"))
     );
-    let of = |kind: StoreKind| {
-        &plan
-            .stores
-            .iter()
-            .find(|s| s.id.kind == kind)
-            .unwrap()
-            .target
-    };
+    let of = |kind: StoreKind| target_of(&plan, kind);
     assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
     // Without a URL, or (in a build without it) without its cargo feature.
     let fix = if cfg!(feature = "mongodb") {
@@ -458,14 +461,7 @@ fn tls_skips_the_throw_away_redis_cluster() {
         })
     };
     let plan = RunPlan::resolve(&args(&["--tls"]), &no_env, &both).unwrap();
-    let of = |kind: StoreKind| {
-        &plan
-            .stores
-            .iter()
-            .find(|s| s.id.kind == kind)
-            .unwrap()
-            .target
-    };
+    let of = |kind: StoreKind| target_of(&plan, kind);
     assert!(matches!(of(StoreKind::Redis), Target::Local(_)));
     assert!(
         matches!(of(StoreKind::RedisCluster), Target::Unavailable(why) if why.contains("--url redis-cluster=rediss+cluster://")),
