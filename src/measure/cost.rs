@@ -144,7 +144,7 @@ impl ServerRun {
 /// The clock ticks a server must have spent over every run of a phase for its CPU time read
 /// from /proc to be given: /proc counts in whole ticks (10 ms), so a run under ten would be
 /// off by more than a tenth for each busy process (a phase of 100 inserts on Redis read 0).
-/// Under it the server's own count of its CPU time is given where it keeps one, else n/a.
+/// Under it the figure is n/a.
 pub const MIN_CPU_TICKS: u32 = 10;
 
 /// The server's cost of a phase from its measured runs (`(ops, server run)` each, and
@@ -195,10 +195,18 @@ pub fn server_cost(
             .map(per_op)
     };
     let write_bytes_per_op = write_bytes_per_op.or_else(|| counted(counters::BYTES_WRITTEN));
+    // The server's own count of its CPU time where /proc is not read (a server given by
+    // URL); a figure from /proc too short to tell is n/a, not another source's under the
+    // processes' label.
+    let counted_cpu = |figure: &str| {
+        (first.source != CostSource::Processes)
+            .then(|| counted(figure))
+            .flatten()
+    };
     Some(ServerCost {
         source: first.source,
-        cpu_user_us_per_op: cpu(|u| u.user).or_else(|| counted(counters::CPU_USER_US)),
-        cpu_system_us_per_op: cpu(|u| u.system).or_else(|| counted(counters::CPU_SYSTEM_US)),
+        cpu_user_us_per_op: cpu(|u| u.user).or_else(|| counted_cpu(counters::CPU_USER_US)),
+        cpu_system_us_per_op: cpu(|u| u.system).or_else(|| counted_cpu(counters::CPU_SYSTEM_US)),
         read_bytes_per_op: median(&|u| u.read_bytes as f64)
             .or_else(|| counted(counters::BYTES_READ)),
         write_bytes_per_op,
@@ -225,6 +233,21 @@ pub fn server_cost(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run's figures with 50 us of client CPU per operation and no server figures yet.
+    fn figures() -> RunFigures {
+        RunFigures {
+            wall_ms: 1.0,
+            ops_per_s: 1.0,
+            cpu_us_per_op: 50.0,
+            allocs_per_op: None,
+            bytes_per_op: None,
+            p50_us: 1.0,
+            p99_us: 1.0,
+            server_cpu_us_per_op: None,
+            write_bytes_per_op: None,
+        }
+    }
 
     fn run(cpu_ms: u64, written: u64) -> ServerRun {
         ServerRun {
@@ -274,7 +297,7 @@ mod tests {
     }
 
     #[test]
-    fn cpu_under_ten_clock_ticks_is_not_given_unless_the_server_counted_it() {
+    fn cpu_under_ten_clock_ticks_is_not_given() {
         let tick_ms = clock_tick().as_millis() as u64;
         // 9 ticks in all (6 user, 3 system) in one run: /proc cannot tell it closely enough.
         let (short, long) = (run(6 * tick_ms, 10), run(20 * tick_ms, 10));
@@ -293,22 +316,12 @@ mod tests {
         let cost = server_cost(&runs, &counted, None).unwrap();
         assert_eq!(
             cost.cpu_us_per_op(),
-            Some(20.0),
-            "the server's own count instead"
+            None,
+            "nor the server's own count under the processes' label"
         );
         let cost = server_cost(&[(100, Some(&long))], &BTreeMap::new(), None).unwrap();
         assert_eq!(cost.cpu_us_per_op(), Some(30.0 * tick_ms as f64 * 10.0));
-        let mut figures = RunFigures {
-            wall_ms: 1.0,
-            ops_per_s: 1.0,
-            cpu_us_per_op: 50.0,
-            allocs_per_op: None,
-            bytes_per_op: None,
-            p50_us: 1.0,
-            p99_us: 1.0,
-            server_cpu_us_per_op: None,
-            write_bytes_per_op: None,
-        };
+        let mut figures = figures();
         short.apply(&mut figures, 100);
         assert_eq!(figures.server_cpu_us_per_op, None);
         long.apply(&mut figures, 100);
@@ -357,17 +370,7 @@ mod tests {
 
     #[test]
     fn the_readings_cpu_is_taken_off_the_clients() {
-        let mut figures = RunFigures {
-            wall_ms: 1.0,
-            ops_per_s: 1.0,
-            cpu_us_per_op: 50.0,
-            allocs_per_op: None,
-            bytes_per_op: None,
-            p50_us: 1.0,
-            p99_us: 1.0,
-            server_cpu_us_per_op: None,
-            write_bytes_per_op: None,
-        };
+        let mut figures = figures();
         run(100, 1000).apply(&mut figures, 100);
         assert_eq!(figures.cpu_us_per_op, 40.0);
         assert_eq!(figures.server_cpu_us_per_op, Some(1500.0));
