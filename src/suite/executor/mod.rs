@@ -260,8 +260,16 @@ async fn run_task<O: Operation>(
             stopped = true;
             break;
         }
-        let due = match &pacer {
-            Some(p) => Some(p.wait_turn(number).await),
+        let due = match &mut pacer {
+            Some(p) => match p.wait_turn(number).await {
+                Ok(due) => Some(due),
+                Err(e) => {
+                    errors.count("open-loop timer", || {
+                        format!("the open loop's timer failed: {e}")
+                    });
+                    break;
+                }
+            },
             None => None,
         };
         let problem = match op.perform(&mut conn, &mut state, number, item).await {
