@@ -80,6 +80,8 @@ fn repeated(mut p: PhaseResult) -> PhaseResult {
         bytes_per_op: Some(160.0),
         p50_us: p.latency_us.p50,
         p99_us: p.latency_us.p99,
+        response_p50_us: None,
+        response_p99_us: None,
         server_cpu_us_per_op: None,
         write_bytes_per_op: None,
     };
@@ -524,6 +526,8 @@ fn runs_of(mut p: PhaseResult, factors: &[f64]) -> PhaseResult {
             bytes_per_op: None,
             p50_us: p.latency_us.p50 * f,
             p99_us: p.latency_us.p99 * f,
+            response_p50_us: None,
+            response_p99_us: None,
             server_cpu_us_per_op: None,
             write_bytes_per_op: None,
         })
@@ -1179,6 +1183,8 @@ fn variants_fixture() -> Report {
                     bytes_per_op: Some(160.0),
                     p50_us: p.latency_us.p50 * f,
                     p99_us: p.latency_us.p99 * f,
+                    response_p50_us: None,
+                    response_p99_us: None,
                     server_cpu_us_per_op: None,
                     write_bytes_per_op: None,
                 })
@@ -1345,6 +1351,73 @@ fn compare_tests_the_servers_cost_as_it_tests_throughput() {
             .any(|l| l.ends_with("server cpu us/op") && l.contains(&name)),
         "{:?}",
         back.lacking
+    );
+}
+
+/// An open loop's stall shows in its response times, not its calls' own latencies: a new
+/// run whose calls are as fast but whose responses queue behind a stall is a regression.
+#[test]
+fn compare_judges_an_open_loops_response_times() {
+    let (mut base, mut new) = comparison_pair();
+    let paced = |p: &mut PhaseResult, response_us: f64| {
+        p.open_loop = Some(OpenLoop {
+            rate: 1000.0,
+            response_us: p.latency_us.clone(),
+            max_behind_ms: 0.0,
+            response_histogram: String::new(),
+        });
+        for (i, r) in p.runs.iter_mut().enumerate() {
+            let spread = 1.0 + i as f64 / 100.0;
+            r.response_p50_us = Some(response_us * spread);
+            r.response_p99_us = Some(response_us * 4.0 * spread);
+        }
+    };
+    // SEARCH tiny: the same calls in both runs (within noise), responses three times as
+    // slow in the new one.
+    paced(&mut base.stores[0].phases[2], 10.0);
+    paced(&mut new.stores[0].phases[2], 30.0);
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    let row = |figure| {
+        c.stores[0]
+            .rows
+            .iter()
+            .find(|r| r.phase == "SEARCH tiny" && r.figure == figure)
+            .unwrap_or_else(|| panic!("no {figure:?} row"))
+            .clone()
+    };
+    assert_eq!(
+        row(compare::Figure::P99).verdict,
+        compare::Verdict::NoChange
+    );
+    let response = row(compare::Figure::ResponseP99);
+    assert_eq!(response.verdict, compare::Verdict::Worse);
+    assert!(
+        (response.change_pct - 200.0).abs() < 1.0,
+        "{}",
+        response.change_pct
+    );
+    let (worst, at) = c.worst_regression().expect("a regression");
+    assert!((worst - 200.0).abs() < 1.0, "{worst} at {at}");
+    assert!(at.ends_with("SEARCH tiny response p50 us") || at.ends_with("response p99 us"));
+    assert!(compare::markdown(&c, "base", "new").contains("| response p99 us |"));
+    // A closed-loop phase has no response rows.
+    assert!(
+        !c.stores[0]
+            .rows
+            .iter()
+            .any(|r| r.phase == "SEARCH micro" && r.figure == compare::Figure::ResponseP50)
+    );
+    // An open loop whose new run did not keep its response times per run cannot be judged.
+    for r in &mut new.stores[0].phases[2].runs {
+        r.response_p99_us = None;
+    }
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    assert!(
+        c.lacking
+            .iter()
+            .any(|l| l.ends_with("SEARCH tiny response p99 us")),
+        "{:?}",
+        c.lacking
     );
 }
 

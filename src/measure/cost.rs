@@ -244,6 +244,8 @@ mod tests {
             bytes_per_op: None,
             p50_us: 1.0,
             p99_us: 1.0,
+            response_p50_us: None,
+            response_p99_us: None,
             server_cpu_us_per_op: None,
             write_bytes_per_op: None,
         }

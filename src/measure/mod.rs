@@ -270,6 +270,8 @@ impl Stopped {
             bytes_per_op: allocs.map(|a| a.1),
             p50_us: l.p50,
             p99_us: l.p99,
+            response_p50_us: None,
+            response_p99_us: None,
             server_cpu_us_per_op: None,
             write_bytes_per_op: None,
         };
@@ -462,6 +464,8 @@ mod tests {
                 bytes_per_op: Some(wall_ms * 100.0),
                 p50_us: 0.0,
                 p99_us: 0.0,
+                response_p50_us: None,
+                response_p99_us: None,
                 server_cpu_us_per_op: None,
                 write_bytes_per_op: None,
             },

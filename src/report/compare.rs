@@ -27,6 +27,10 @@ pub enum Figure {
     Throughput,
     P50,
     P99,
+    /// An open-loop phase's response times, from when each operation was due (where both
+    /// runs kept them per run); `P50` and `P99` are then the calls' own.
+    ResponseP50,
+    ResponseP99,
     /// The server's CPU time per operation (where both runs read it).
     ServerCpu,
     /// The bytes the server wrote to storage per operation (where both runs read them).
@@ -34,10 +38,12 @@ pub enum Figure {
 }
 
 impl Figure {
-    const ALL: [Figure; 5] = [
+    const ALL: [Figure; 7] = [
         Figure::Throughput,
         Figure::P50,
         Figure::P99,
+        Figure::ResponseP50,
+        Figure::ResponseP99,
         Figure::ServerCpu,
         Figure::Written,
     ];
@@ -47,6 +53,8 @@ impl Figure {
             Figure::Throughput => "ops/s",
             Figure::P50 => "p50 us",
             Figure::P99 => "p99 us",
+            Figure::ResponseP50 => "response p50 us",
+            Figure::ResponseP99 => "response p99 us",
             Figure::ServerCpu => "server cpu us/op",
             Figure::Written => "written B/op",
         }
@@ -66,6 +74,8 @@ impl Figure {
                 Figure::Throughput => Some(p.ops_per_s),
                 Figure::P50 => Some(p.latency_us.p50),
                 Figure::P99 => Some(p.latency_us.p99),
+                Figure::ResponseP50 => p.open_loop.as_ref().map(|o| o.response_us.p50),
+                Figure::ResponseP99 => p.open_loop.as_ref().map(|o| o.response_us.p99),
                 Figure::ServerCpu => server.and_then(|c| c.cpu_us_per_op()),
                 Figure::Written => server.and_then(|c| c.write_bytes_per_op),
             };
@@ -77,6 +87,8 @@ impl Figure {
                 Figure::Throughput => Some(r.ops_per_s),
                 Figure::P50 => Some(r.p50_us),
                 Figure::P99 => Some(r.p99_us),
+                Figure::ResponseP50 => r.response_p50_us,
+                Figure::ResponseP99 => r.response_p99_us,
                 Figure::ServerCpu => r.server_cpu_us_per_op,
                 Figure::Written => r.write_bytes_per_op,
             })
@@ -177,7 +189,16 @@ impl Comparison {
         self.stores
             .iter()
             .flat_map(|s| s.rows.iter().map(move |r| (s, r)))
-            .filter(|(_, r)| matches!(r.figure, Figure::Throughput | Figure::P50 | Figure::P99))
+            .filter(|(_, r)| {
+                matches!(
+                    r.figure,
+                    Figure::Throughput
+                        | Figure::P50
+                        | Figure::P99
+                        | Figure::ResponseP50
+                        | Figure::ResponseP99
+                )
+            })
             .filter(|(_, r)| r.verdict == Verdict::NotEnoughRuns)
             .map(|(s, r)| format!("{} {} {}", s.store, r.phase, r.figure.label()))
             .collect()

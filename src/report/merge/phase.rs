@@ -61,10 +61,15 @@ pub(super) fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<Phase
     p.server = merge_server(same, p.ops);
     // The clients began together: the phase lasts until its slowest client's end.
     p.client_wall_ms = same.iter().map(|q| q.wall_ms).collect();
+    p.open_loop = merge_open_loop(same)?;
+    let response = p.open_loop.as_ref().map(|o| &o.response_us);
     let runs = same.iter().map(|q| q.runs.len()).max().unwrap_or(0);
     if runs > 1 && same.iter().all(|q| q.runs.len() == runs) {
         p.runs = (0..runs)
-            .map(|r| merge_run(same.iter().map(|q| (&q.runs[r], q.ops)), &p.latency_us))
+            .map(|r| {
+                let of_run = same.iter().map(|q| (&q.runs[r], q.ops));
+                merge_run(of_run, &p.latency_us, response)
+            })
             .collect();
         let mut walls: Vec<f64> = p.runs.iter().map(|r| r.wall_ms).collect();
         let mut rates: Vec<f64> = p.runs.iter().map(|r| r.ops_per_s).collect();
@@ -75,7 +80,6 @@ pub(super) fn merge_phase(same: &[&PhaseResult], clients: usize) -> Result<Phase
         p.wall_ms = same.iter().map(|q| q.wall_ms).fold(0.0, f64::max);
         p.ops_per_s = per_second(p.ops, p.wall_ms);
     }
-    p.open_loop = merge_open_loop(same)?;
     let bound: Vec<String> = same
         .iter()
         .enumerate()
@@ -107,6 +111,7 @@ fn merged_histogram(encoded: &[&str]) -> Result<Histogram<u64>> {
 fn merge_run<'a>(
     runs: impl Iterator<Item = (&'a RunFigures, u64)>,
     latency: &model::Latency,
+    response: Option<&model::Latency>,
 ) -> RunFigures {
     let runs: Vec<(&RunFigures, u64)> = runs.collect();
     let ops: u64 = runs.iter().map(|(_, n)| n).sum();
@@ -126,6 +131,8 @@ fn merge_run<'a>(
         // One run's own histogram is not kept: the phase's, over every run.
         p50_us: latency.p50,
         p99_us: latency.p99,
+        response_p50_us: response.map(|l| l.p50),
+        response_p99_us: response.map(|l| l.p99),
         server_cpu_us_per_op: once(&runs, ops, |r| r.server_cpu_us_per_op),
         write_bytes_per_op: once(&runs, ops, |r| r.write_bytes_per_op),
     }

@@ -34,8 +34,8 @@ pub use store::{Deployment, StoreResult, StoreStatus};
 
 /// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
 /// variants' `interleaved` runs, version 4 the stores the build has on request, version 5
-/// each store's client threads.
-pub const SCHEMA_VERSION: u32 = 5;
+/// each store's client threads, version 6 an open loop's response times per run.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The oldest layout still read: the versions since only added fields.
 pub const OLDEST_SCHEMA_READ: u32 = 1;

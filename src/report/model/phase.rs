@@ -189,6 +189,12 @@ pub struct RunFigures {
     pub bytes_per_op: Option<f64>,
     pub p50_us: f64,
     pub p99_us: f64,
+    /// An open-loop run's response times, from when each operation was due (absent in a
+    /// closed loop, and in reports before they were kept per run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_p50_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_p99_us: Option<f64>,
     /// The server's CPU time, user and system, per operation (absent where not measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu_us_per_op: Option<f64>,

@@ -426,6 +426,11 @@ where
     }
     let ops = calls * phase.ops_per_call.max(1);
     let (mut figures, alloc_sites) = clocks.figures(ops, &recorder.histogram);
+    if let Some(ol) = &open_loop {
+        let response = crate::report::model::latency(&ol.response);
+        figures.response_p50_us = Some(response.p50);
+        figures.response_p99_us = Some(response.p99);
+    }
     if let Some(server) = &server {
         server.apply(&mut figures, ops);
     }

@@ -77,6 +77,8 @@ fn phase(kind: PhaseKind, size: &str, concurrency: u32, ops_per_s: f64) -> Phase
         bytes_per_op: None,
         p50_us: us,
         p99_us: us * 3.0,
+        response_p50_us: None,
+        response_p99_us: None,
         server_cpu_us_per_op: None,
         write_bytes_per_op: None,
     };
