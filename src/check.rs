@@ -122,7 +122,7 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
     Ok(if ready {
         0
     } else if interrupt::requested() {
-        interrupt::EXIT_CODE
+        interrupt::exit_code()
     } else {
         1
     })

@@ -1,35 +1,30 @@
-//! Ctrl-C (and SIGTERM, SIGHUP): the first one asks the run to stop after the current
-//! operation (its partial results are written, marked interrupted, and every local server
-//! is stopped); a second one runs the cleanup it was installed with (stopping the local
-//! servers) and exits at once.
+//! Ctrl-C, SIGTERM and SIGHUP: the first one asks the run to stop after the current
+//! operation (its partial results are written, marked interrupted and by what, and every
+//! local server is stopped); a second one runs the cleanup it was installed with (stopping
+//! the local servers) and exits at once. The exit code is 128 and the signal's number:
+//! 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP.
+//!
+//! Each delivery writes its signal's number, one byte, to a pipe a thread of its own reads:
+//! two quick signals are two bytes, never one, and the thread knows which signal came.
 
+use std::io::Read;
+use std::os::fd::IntoRawFd;
+use std::os::unix::net::UnixStream;
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-/// Exit code of a run stopped by Ctrl-C (128 + SIGINT).
-pub const EXIT_CODE: u8 = 130;
+/// The signals handled.
+const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 static REQUESTED: AtomicBool = AtomicBool::new(false);
+/// The first signal received (0: none).
+static FIRST: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
 
-/// Installs the handler (once per process); a second Ctrl-C calls `cleanup`, then exits.
+/// Installs the handler (once per process); a second signal calls `cleanup`, then exits.
 pub fn install(cleanup: fn()) {
     INSTALL.call_once(|| {
-        let installed = ctrlc::set_handler(move || {
-            if REQUESTED.swap(true, Ordering::SeqCst) {
-                eprintln!(
-                    "\ninterrupted again: stopping local servers and exiting without writing \
-                     results (a server that was still starting may leave its directory: \
-                     `dbcompare clean` removes it)"
-                );
-                cleanup();
-                std::process::exit(i32::from(EXIT_CODE));
-            }
-            eprintln!(
-                "\ninterrupted: stopping after the current operation (Ctrl-C again to quit now)"
-            );
-        });
-        if let Err(e) = installed {
+        if let Err(e) = listen(cleanup) {
             eprintln!(
                 "warning: cannot handle Ctrl-C ({e}); an interrupted run will not write results"
             );
@@ -37,8 +32,82 @@ pub fn install(cleanup: fn()) {
     });
 }
 
+fn listen(cleanup: fn()) -> std::io::Result<()> {
+    let (mut read, write) = UnixStream::pair()?;
+    // A full pipe (hundreds of signals unread) drops a byte rather than block the handler.
+    write.set_nonblocking(true)?;
+    // The write end lives as long as the process: the handlers write to it.
+    let write = write.into_raw_fd();
+    for signal in SIGNALS {
+        let byte = signal as u8;
+        // SAFETY: the action only calls write(2), which is async-signal-safe, on a file
+        // descriptor that is never closed.
+        let action = move || unsafe {
+            libc::write(write, (&raw const byte).cast(), 1);
+        };
+        // SAFETY: as above; none of the signals is one signal-hook forbids.
+        unsafe { signal_hook_registry::register(signal, action) }?;
+    }
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            let mut byte = [0u8; 1];
+            while read.read_exact(&mut byte).is_ok() {
+                received(i32::from(byte[0]), cleanup);
+            }
+        })?;
+    Ok(())
+}
+
+/// One signal, on the thread that reads them all.
+fn received(signal: i32, cleanup: fn()) {
+    if REQUESTED.load(Ordering::SeqCst) {
+        eprintln!(
+            "\n{} again: stopping local servers and exiting without writing results (a server \
+             that was still starting may leave its directory: `dbcompare clean` removes it)",
+            name(signal)
+        );
+        cleanup();
+        std::process::exit(128 + signal);
+    }
+    // What stopped the run is known before the run sees it stop.
+    FIRST.store(signal, Ordering::SeqCst);
+    REQUESTED.store(true, Ordering::SeqCst);
+    eprintln!(
+        "\ninterrupted by {}: stopping after the current operation ({} again to quit now)",
+        name(signal),
+        name(signal)
+    );
+}
+
+/// How a signal is named to the user.
+fn name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "Ctrl-C",
+    }
+}
+
 /// Whether a stop was asked for. Cheap enough to call once per operation.
 #[inline]
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
+}
+
+/// What asked the run to stop (`Ctrl-C`, `SIGTERM`, `SIGHUP`), if anything did.
+pub fn stopped_by() -> Option<&'static str> {
+    match FIRST.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(name(signal)),
+    }
+}
+
+/// The exit code of a run that stopped when asked: 128 and the signal's number (130, as
+/// after Ctrl-C, when none is known).
+pub fn exit_code() -> u8 {
+    match FIRST.load(Ordering::SeqCst) {
+        0 => 128 + libc::SIGINT as u8,
+        signal => 128 + signal as u8,
+    }
 }

@@ -53,7 +53,7 @@
 //!   options, and what a store reports about itself.
 //! - [`counters`]: the names of the counters a server keeps about itself that the cost
 //!   figures read.
-//! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C. [`liveness`]: the
+//! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C, SIGTERM, SIGHUP. [`liveness`]: the
 //!   heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
 
 // The classic suite's future nests the runner's, the watchdog's, the suite's, `AnyStore`'s
@@ -93,7 +93,7 @@ use variant::StoreId;
 /// How a run ended, as a process exit code.
 pub fn exit_code(report: &Report) -> u8 {
     if report.status == RunStatus::Interrupted {
-        interrupt::EXIT_CODE
+        interrupt::exit_code()
     } else if report
         .stores
         .iter()

@@ -35,6 +35,7 @@ pub async fn run_plan(
         schema_version: crate::report::model::SCHEMA_VERSION,
         tool: Tool::current(crate::store::registry::built_on_request()),
         status: RunStatus::Partial,
+        stopped_by: None,
         started_at: now(),
         finished_at: now(),
         plan: plan.summary(),
@@ -106,6 +107,7 @@ pub async fn run_plan(
         }
         all.append(&mut report.stores);
         report.stores = all;
+        report.stopped_by = crate::interrupt::stopped_by().map(str::to_string);
         RunStatus::Interrupted
     } else {
         RunStatus::Complete

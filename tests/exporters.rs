@@ -194,6 +194,7 @@ fn fixture() -> Report {
             features: Vec::new(),
         },
         status: RunStatus::Complete,
+        stopped_by: None,
         started_at: "2026-11-30T10:00:00Z".into(),
         finished_at: "2026-11-30T10:01:02Z".into(),
         plan: PlanSummary {

@@ -225,8 +225,9 @@ fn redis_dirs() -> Vec<std::path::PathBuf> {
 }
 
 /// Ctrl-C (or SIGTERM) once (stop after the current operation) or twice (stop now): either
-/// way exit 130 and no server process or directory is left; once, the store whose turn
-/// never came is in the results, skipped.
+/// way exit 128 and the signal's number and no server process or directory is left; once,
+/// the results say which signal stopped the run, and the store whose turn never came is in
+/// them, skipped.
 fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     let before = redis_dirs();
     let out = tempfile::tempdir().unwrap();
@@ -253,7 +254,7 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _rest: Vec<String> = lines.map_while(Result::ok).collect();
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert_eq!(child.wait().unwrap().code(), Some(128 + signal));
     assert!(
         common::processes_in(&server_dir).is_empty(),
         "the server survived"
@@ -263,6 +264,17 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
         let report =
             json::parse(&std::fs::read_to_string(out.path().join("run.json")).unwrap()).unwrap();
         assert_eq!(store(&report, "redis").status, StoreStatus::Interrupted);
+        let by = if signal == libc::SIGTERM {
+            "SIGTERM"
+        } else {
+            "Ctrl-C"
+        };
+        assert_eq!(report.stopped_by.as_deref(), Some(by));
+        let md = std::fs::read_to_string(out.path().join("results.md")).unwrap();
+        assert!(
+            md.contains(&format!("**INTERRUPTED RUN**: stopped by {by};")),
+            "{md}"
+        );
         let sqlite = store(&report, "sqlite");
         assert_eq!(sqlite.status, StoreStatus::Skipped);
         assert_eq!(
@@ -283,8 +295,9 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
 fn ctrl_c_once_or_twice_stops_local_servers_and_deletes_their_directories() {
     interrupt_a_local_server_run(libc::SIGINT, 1);
     interrupt_a_local_server_run(libc::SIGINT, 2);
-    // A service manager's SIGTERM is handled like Ctrl-C.
+    // A service manager's SIGTERM is handled like Ctrl-C, and named.
     interrupt_a_local_server_run(libc::SIGTERM, 1);
+    interrupt_a_local_server_run(libc::SIGTERM, 2);
 }
 
 /// (The three stores are built in on request: `--features all-stores`.)

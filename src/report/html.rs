@@ -51,13 +51,14 @@ figcaption { color: var(--muted); margin-top: 0.25rem; }
 ";
 
 /// The run's state when it did not finish: a reader must see it before any figure.
-fn run_warning(report: &Report) -> Option<&'static str> {
+fn run_warning(report: &Report) -> Option<String> {
     match report.status {
         RunStatus::Complete => None,
-        RunStatus::Partial => Some("Partial run: not every requested store finished."),
-        RunStatus::Interrupted => {
-            Some("Interrupted run: stopped by Ctrl-C; only what was measured until then.")
-        }
+        RunStatus::Partial => Some("Partial run: not every requested store finished.".into()),
+        RunStatus::Interrupted => Some(format!(
+            "Interrupted run: stopped by {}; only what was measured until then.",
+            report.stopped_by()
+        )),
     }
 }
 
@@ -133,7 +134,7 @@ pub fn render(report: &Report, charts: &[(&str, &str)]) -> String {
     let _ = writeln!(out, "<style>{STYLE}</style>\n</head>\n<body>");
     out.push_str("<h1>dbcompare results</h1>\n");
     if let Some(w) = run_warning(report) {
-        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(w));
+        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(&w));
     }
     out.push_str(&glance(report, charts));
     out.push_str("<h2>The run</h2>\n<ul class=\"facts\">\n");

@@ -86,9 +86,13 @@ fn page(report: &Report, charts: &[(&str, &str)]) -> String {
         RunStatus::Partial => {
             out.push_str("**PARTIAL RUN**: not every requested store finished.\n\n")
         }
-        RunStatus::Interrupted => out.push_str(
-            "**INTERRUPTED RUN**: stopped by Ctrl-C; only what was measured until then.\n\n",
-        ),
+        RunStatus::Interrupted => {
+            let _ = write!(
+                out,
+                "**INTERRUPTED RUN**: stopped by {}; only what was measured until then.\n\n",
+                report.stopped_by()
+            );
+        }
     }
     out.push_str(&glance(report, charts));
     out.push_str("## The run\n\n");

@@ -87,10 +87,18 @@ pub fn merge(inputs: Vec<(String, Report)>) -> Result<Report> {
             RunStatus::Interrupted => 2,
         })
         .unwrap_or(RunStatus::Complete);
+    // What stopped the interrupted clients, each signal once.
+    let mut signals: Vec<&str> = shares
+        .iter()
+        .filter_map(|(_, r)| r.stopped_by.as_deref())
+        .collect();
+    signals.sort_unstable();
+    signals.dedup();
     Ok(Report {
         schema_version: lead.schema_version,
         tool: lead.tool.clone(),
         status,
+        stopped_by: (!signals.is_empty()).then(|| signals.join(" and ")),
         started_at: shares
             .iter()
             .map(|(_, r)| r.started_at.clone())

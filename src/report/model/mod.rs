@@ -34,7 +34,8 @@ pub use store::{Deployment, StoreResult, StoreStatus};
 
 /// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
 /// variants' `interleaved` runs, version 4 the stores the build has on request, version 5
-/// each store's client threads, version 6 an open loop's response times per run.
+/// each store's client threads, version 6 an open loop's response times per run and what
+/// stopped an interrupted run.
 pub const SCHEMA_VERSION: u32 = 6;
 
 /// The oldest layout still read: the versions since only added fields.
@@ -48,8 +49,12 @@ pub struct Report {
     /// `dbcompare` and its version.
     pub tool: Tool,
     /// `complete`, `partial` (a write of a run still going, or one that ended early) or
-    /// `interrupted` (stopped by Ctrl-C).
+    /// `interrupted` (stopped by Ctrl-C, SIGTERM or SIGHUP).
     pub status: RunStatus,
+    /// An interrupted run: the signal that stopped it (`Ctrl-C`, `SIGTERM`, `SIGHUP`);
+    /// absent otherwise, and in reports before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// Wall-clock start of the run, RFC 3339.
     pub started_at: String,
     /// Wall-clock end of the run (or of the last write of a partial run), RFC 3339.
@@ -152,8 +157,17 @@ pub enum RunStatus {
     Complete,
     /// Written while the run was still going, or the run stopped early on an error.
     Partial,
-    /// Stopped by Ctrl-C; holds what was measured until then.
+    /// Stopped by Ctrl-C, SIGTERM or SIGHUP; holds what was measured until then.
     Interrupted,
+}
+
+impl Report {
+    /// What stopped an interrupted run, as its warning says it (`Ctrl-C`, `SIGTERM`).
+    pub fn stopped_by(&self) -> &str {
+        self.stopped_by
+            .as_deref()
+            .unwrap_or("Ctrl-C, SIGTERM or SIGHUP")
+    }
 }
 
 /// The resolved plan, as far as it shapes the figures.

@@ -167,6 +167,7 @@ fn report_of(stores: Vec<StoreResult>) -> Report {
             features: Vec::new(),
         },
         status: RunStatus::Complete,
+        stopped_by: None,
         started_at: "2026-11-30T10:00:00Z".into(),
         finished_at: "2026-11-30T10:01:02Z".into(),
         plan: PlanSummary {
