@@ -53,8 +53,8 @@
 //!   options, and what a store reports about itself.
 //! - [`counters`]: the names of the counters a server keeps about itself that the cost
 //!   figures read.
-//! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C, SIGTERM, SIGHUP. [`liveness`]: the
-//!   heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
+//! - [`machine`]: what the run was made on. [`interrupt`]: Ctrl-C, SIGTERM, SIGHUP.
+//!   [`liveness`]: the heartbeat the watchdog reads. [`error`]: usage errors (exit 2).
 
 // The classic suite's future nests the runner's, the watchdog's, the suite's, `AnyStore`'s
 // and each driver's own; computing its layout takes more than the default 128 levels.
