@@ -188,12 +188,22 @@ async fn run_once<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 'stati
     workloads: &[Workload],
     level: u32,
 ) -> StoreResult {
+    run_paced(connect, workloads, level, None).await
+}
+
+/// [`run_once`], on an open loop at `rate` operations a second when given.
+async fn run_paced<C: Connect<Store: dbcompare::store::YcsbStore> + Send + 'static>(
+    connect: C,
+    workloads: &[Workload],
+    level: u32,
+    rate: Option<f64>,
+) -> StoreResult {
     let plan = YcsbPlan {
         workloads: workloads.to_vec(),
         seed: 5,
         repetitions: Repetitions::ONCE,
         concurrency: common::levels(&[level]),
-        rate: None,
+        rate,
         rendezvous: None,
     };
     let mut result = StoreResult::new("store");
@@ -255,6 +265,53 @@ async fn one_connection_makes_the_seeds_operations() {
         want.sort();
         assert_eq!(got, want, "workload {}", w.name);
     }
+}
+
+/// On an open loop, each operation type has response times of its own, as YCSB's intended
+/// latencies: from when its operation was due, over the share of the schedule it had.
+#[tokio::test]
+async fn an_open_loop_gives_each_operation_type_its_response_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = workload('f');
+    let result = run_paced(
+        sqlite_at(&dir.path().join("y.sqlite")),
+        std::slice::from_ref(&f),
+        1,
+        Some(20_000.0),
+    )
+    .await;
+    let level = Concurrency::new(1).unwrap();
+    let whole = result.phase_at(PhaseKind::Ycsb, "f", level).unwrap();
+    let rate = whole.open_loop.as_ref().expect("an open loop").rate;
+    let mut types = 0;
+    for name in ["f READ", "f UPDATE", "f READ-MODIFY-WRITE"] {
+        let p = result.phase_at(PhaseKind::Ycsb, name, level).unwrap();
+        let ol = p
+            .open_loop
+            .as_ref()
+            .unwrap_or_else(|| panic!("{name}: none"));
+        let expected = rate * p.ops as f64 / whole.ops as f64;
+        assert!(
+            (ol.rate - expected).abs() < 1e-6,
+            "{name}: {} {expected}",
+            ol.rate
+        );
+        let response = dbcompare::measure::decode_histogram(&ol.response_histogram).unwrap();
+        assert_eq!(response.len(), p.ops, "{name}: one response per operation");
+        assert!(
+            ol.response_us.p50 >= p.latency_us.p50 * 0.99,
+            "{name}: response {} under the call's {}",
+            ol.response_us.p50,
+            p.latency_us.p50
+        );
+        // Its own, not the whole workload's.
+        assert_ne!(
+            ol.response_histogram,
+            whole.open_loop.as_ref().unwrap().response_histogram
+        );
+        types += 1;
+    }
+    assert_eq!(types, 3);
 }
 
 #[tokio::test]

@@ -197,6 +197,10 @@ pub trait Operation: Send + Sync + 'static {
     /// A task stopped before its last operation (too many errors, an interruption).
     fn stopped(&self) {}
 
+    /// An open loop: the operation `task` just made was due at `due` (its response time
+    /// runs from then), for an operation that keeps figures of its parts.
+    fn responded(&self, _task: &mut Self::Task, _due: std::time::Instant) {}
+
     /// The store's own counters (see `Store::counters`), read on the first task's
     /// connection before and after the phase; `None` where there are none.
     fn counters(
@@ -284,6 +288,7 @@ async fn run_task<O: Operation>(
                 if let (Some(p), Some(due)) = (pacer.as_mut(), due) {
                     let at = tokio::time::Instant::from_std;
                     p.finished(due, at(timing.start), at(timing.end));
+                    op.responded(&mut state, due.into_std());
                 }
                 outcome.err().inspect(|_| recorder.failed())
             }

@@ -407,23 +407,35 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
     let ran = executor::execute(clients, connections, &phase, Arc::clone(&op), observer).await?;
     let failure = ran.failure(name);
     let total = ran.run;
-    let mut histograms: Vec<Histogram<u64>> = OpKind::ALL
-        .iter()
-        .map(|_| measure::new_histogram())
-        .collect();
-    for task in &ran.tasks {
-        for (merged, h) in histograms.iter_mut().zip(task) {
-            measure::uncounted(|| merged.add(h).expect("histograms of one shape merge"));
+    let merged = |of: fn(&ops::Kinds) -> &Vec<Histogram<u64>>| {
+        let mut all: Vec<Histogram<u64>> = OpKind::ALL
+            .iter()
+            .map(|_| measure::new_histogram())
+            .collect();
+        for task in &ran.tasks {
+            for (merged, h) in all.iter_mut().zip(of(task)) {
+                measure::uncounted(|| merged.add(h).expect("histograms of one shape merge"));
+            }
         }
-    }
+        all
+    };
+    let histograms = merged(|k| &k.calls);
+    let mut responses = merged(|k| &k.responses).into_iter();
     // One phase per operation type, sharing the run's wall time and CPU, then the whole run.
     let wall_s = total.figures.wall_ms / 1e3;
     let kinds = histograms.iter().filter(|h| !h.is_empty()).count();
     let mut runs = Vec::new();
     for (kind, h) in OpKind::ALL.iter().zip(histograms) {
+        let response = responses.next().expect("one per kind");
         if h.is_empty() {
             continue;
         }
+        // An open loop's schedule, the share of it this type's operations had.
+        let open_loop = total.open_loop.as_ref().map(|o| measure::OpenLoopRun {
+            rate: o.rate * h.len() as f64 / total.ops.max(1) as f64,
+            response,
+            max_behind: o.max_behind,
+        });
         let mut f = total.figures.clone();
         // The server's cost is the whole run's (below).
         (f.server_cpu_us_per_op, f.write_bytes_per_op) = (None, None);
@@ -434,6 +446,8 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
         };
         let l = measure::latency(&h);
         (f.p50_us, f.p99_us) = (l.p50, l.p99);
+        let r = open_loop.as_ref().map(|o| measure::latency(&o.response));
+        (f.response_p50_us, f.response_p99_us) = (r.as_ref().map(|r| r.p50), r.map(|r| r.p99));
         runs.push(PhaseRun {
             kind: PhaseKind::Ycsb,
             size: Size {
@@ -448,7 +462,7 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             histogram: h,
             // The series is the whole run's (below).
             series: Series::new(total.series.start()),
-            open_loop: None,
+            open_loop,
             retries: 0,
             counters: Default::default(),
             // The sites are the whole run's (below).

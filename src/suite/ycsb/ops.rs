@@ -96,11 +96,21 @@ enum Record {
     Skip,
 }
 
+/// One task's latencies per operation type, in [`OpKind::ALL`]'s order (a
+/// read-modify-write's read and update counted as well).
+pub struct Kinds {
+    /// Each store call's own.
+    pub calls: Vec<Histogram<u64>>,
+    /// An open loop's, as YCSB's intended latencies: from when the operation was due to
+    /// the end of each of its parts.
+    pub responses: Vec<Histogram<u64>>,
+    /// The parts of the operation last made, with when each ended.
+    last: Vec<(OpKind, Instant)>,
+}
+
 impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> {
     type Conn = C::Store;
-    /// Latencies per operation type ([`OpKind::ALL`]'s order; a read-modify-write's read
-    /// and update counted as well).
-    type Task = Vec<Histogram<u64>>;
+    type Task = Kinds;
     /// The operation, when given up front; `None`: drawn when made.
     type Item = Option<Op>;
 
@@ -108,11 +118,18 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
         crate::suite::counters_now(store).await
     }
 
-    fn task(&self, _task: usize) -> Vec<Histogram<u64>> {
-        OpKind::ALL
-            .iter()
-            .map(|_| measure::new_histogram())
-            .collect()
+    fn task(&self, _task: usize) -> Kinds {
+        let histograms = || {
+            OpKind::ALL
+                .iter()
+                .map(|_| measure::new_histogram())
+                .collect()
+        };
+        Kinds {
+            calls: histograms(),
+            responses: histograms(),
+            last: Vec::with_capacity(3),
+        }
     }
 
     fn items(
@@ -126,7 +143,7 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
     async fn perform(
         &self,
         store: &mut C::Store,
-        histograms: &mut Vec<Histogram<u64>>,
+        kinds: &mut Kinds,
         i: u64,
         item: Option<Op>,
     ) -> Done {
@@ -167,8 +184,10 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
         let mut timed = Timed::default();
         let outcome = call.perform(op, &mut timed).await;
         let ended = Instant::now();
-        for (kind, took) in &timed.parts {
-            measure::record(&mut histograms[kind_index(*kind)], *took);
+        kinds.last.clear();
+        for &(kind, took, end) in &timed.parts {
+            measure::record(&mut kinds.calls[kind_index(kind)], took);
+            kinds.last.push((kind, end));
         }
         let outcome = outcome.map_err(|p| {
             let message = format!(
@@ -191,6 +210,13 @@ impl<C: Connect<Store: YcsbStore> + Send + 'static> Operation for Operations<C> 
 
     fn stopped(&self) {
         self.truth.give_up();
+    }
+
+    fn responded(&self, kinds: &mut Kinds, due: Instant) {
+        for (kind, end) in kinds.last.drain(..) {
+            let response = end.saturating_duration_since(due);
+            measure::record(&mut kinds.responses[kind_index(kind)], response);
+        }
     }
 }
 
@@ -217,7 +243,10 @@ impl<S: YcsbStore> Call<'_, S> {
                 let read = self.read(key, read_field, OpKind::Read, timed).await;
                 // The update runs even after a wrong read, as YCSB's does.
                 let update = self.update(key, write_field, OpKind::Update, timed).await;
-                timed.parts.push((OpKind::ReadModifyWrite, timed.total));
+                let total = timed.total;
+                timed
+                    .parts
+                    .push((OpKind::ReadModifyWrite, total, Instant::now()));
                 read.and(update)
             }
         }
@@ -234,7 +263,7 @@ impl<S: YcsbStore> Call<'_, S> {
             .map_err(|e| problem("run error", format!("{e:#}")))?;
         let t = Instant::now();
         let outcome = self.store.ycsb_insert(&key, &values).await;
-        timed.add(OpKind::Insert, t.elapsed());
+        timed.add(OpKind::Insert, t);
         self.truth
             .insert_ended(record, outcome.is_ok())
             .map_err(|e| problem("run error", format!("{e:#}")))?;
@@ -252,7 +281,7 @@ impl<S: YcsbStore> Call<'_, S> {
         let windows = self.windows(record, field)?;
         let t = Instant::now();
         let outcome = self.store.ycsb_read(&key, field).await;
-        timed.add(kind, t.elapsed());
+        timed.add(kind, t);
         let found = outcome.map_err(|e| store_error(&format!("reading {key}"), &e))?;
         let Some(fields) = found else {
             return Err(problem(
@@ -292,7 +321,7 @@ impl<S: YcsbStore> Call<'_, S> {
         }
         let t = Instant::now();
         let outcome = self.store.ycsb_update(&key, &values).await;
-        timed.add(kind, t.elapsed());
+        timed.add(kind, t);
         for (f, write) in writes {
             self.truth
                 .write_ended(record, f, write, outcome.is_ok())
@@ -326,7 +355,7 @@ impl<S: YcsbStore> Call<'_, S> {
         }
         let t = Instant::now();
         let outcome = self.store.ycsb_scan(&start, len, field).await;
-        timed.add(OpKind::Scan, t.elapsed());
+        timed.add(OpKind::Scan, t);
         let rows = outcome.map_err(|e| store_error(&format!("scanning from {start}"), &e))?;
         let wrong = |message: String| {
             problem(
@@ -496,16 +525,20 @@ fn kind_index(kind: OpKind) -> usize {
         .expect("every kind is in ALL")
 }
 
-/// The store calls of one operation, timed: each part by its kind, and their total.
+/// The store calls of one operation, timed: each part by its kind, with when it ended, and
+/// their total.
 #[derive(Default)]
 struct Timed {
-    parts: Vec<(OpKind, Duration)>,
+    parts: Vec<(OpKind, Duration, Instant)>,
     total: Duration,
 }
 
 impl Timed {
-    fn add(&mut self, kind: OpKind, took: Duration) {
-        self.parts.push((kind, took));
+    /// A part of `kind` that started at `started` ends now.
+    fn add(&mut self, kind: OpKind, started: Instant) {
+        let end = Instant::now();
+        let took = end - started;
+        self.parts.push((kind, took, end));
         self.total += took;
     }
 }
