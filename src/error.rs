@@ -22,6 +22,19 @@ pub fn exit_code(error: &anyhow::Error) -> u8 {
     }
 }
 
+/// Why files cannot be written in `dir`, if they cannot: a file made there and removed at
+/// once tells (the reason alone, `permission denied`, not the probe's own name).
+pub fn unwritable(dir: &std::path::Path) -> Option<String> {
+    if !dir.is_dir() {
+        return Some("not an existing directory".into());
+    }
+    tempfile::Builder::new()
+        .prefix(".dbcompare-probe")
+        .tempfile_in(dir)
+        .err()
+        .map(|e| format!("cannot write there: {}", std::io::Error::from(e.kind())))
+}
+
 /// An error and its causes, `outer: inner: ...`, as `{:#}` shows them, but without a cause
 /// the message before it already says: some drivers' errors repeat their source in their own
 /// text (`Server error: ERROR 1045 ...: ERROR 1045 ...`).
@@ -48,6 +61,23 @@ mod tests {
     #[derive(Debug, thiserror::Error)]
     #[error("ERROR 1045 (28000): Access denied")]
     struct Inner;
+
+    #[test]
+    fn an_unwritable_directory_says_why_and_not_the_probes_name() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(unwritable(dir.path()), None);
+        let gone = dir.path().join("gone");
+        assert_eq!(
+            unwritable(&gone).as_deref(),
+            Some("not an existing directory")
+        );
+        let file = dir.path().join("file");
+        std::fs::write(&file, "").unwrap();
+        assert_eq!(
+            unwritable(&file).as_deref(),
+            Some("not an existing directory")
+        );
+    }
 
     #[test]
     fn a_cause_the_message_already_says_is_shown_once() {

@@ -46,6 +46,26 @@ fn bad_sizes_name_the_flag() {
         &["--sizes", "micro,micro"],
         "--sizes: 'micro' is given twice",
     );
+    refused(
+        &["--sizes", "micro,100"],
+        "--sizes: 'micro' and '100' are the same size, 100 records",
+    );
+}
+
+/// A temporary directory that is not there is found before anything starts, named with
+/// the variable that sets it.
+#[test]
+fn a_missing_temporary_directory_is_a_usage_error() {
+    let out = tempfile::tempdir().unwrap();
+    dbcompare()
+        .env("TMPDIR", out.path().join("gone"))
+        .args(["--store", "sqlite", "--sizes", "micro", "--out"])
+        .arg(out.path().join("results"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "($TMPDIR): not an existing directory",
+        ));
 }
 
 #[test]

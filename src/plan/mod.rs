@@ -85,11 +85,17 @@ impl RunPlan {
     pub fn resolve(args: &RunArgs, env: Env<'_>, locate: Locate<'_>) -> Result<Self, UsageError> {
         let (named, selected) = select(&args.stores, &args.durability)?;
         let mut names = HashSet::new();
-        for size in &args.sizes {
+        for (i, size) in args.sizes.iter().enumerate() {
             if !names.insert(size.name.as_str()) {
                 return Err(UsageError::new(format!(
                     "--sizes: '{}' is given twice (each size's records have their own unique_ids)",
                     size.name
+                )));
+            }
+            if let Some(same) = args.sizes[..i].iter().find(|s| s.records == size.records) {
+                return Err(UsageError::new(format!(
+                    "--sizes: '{}' and '{}' are the same size, {} records: give it once",
+                    same.name, size.name, size.records
                 )));
             }
         }
@@ -398,19 +404,23 @@ impl RunPlan {
 /// `--data-dir` (which must be an existing, writable directory) and `--keep-data`.
 fn data_dirs(args: &RunArgs) -> Result<DataDirs, UsageError> {
     let Some(dir) = &args.data_dir else {
+        let temporary = DataDirs::temporary();
+        if let Some(why) = crate::error::unwritable(&temporary.under) {
+            return Err(UsageError::new(format!(
+                "the temporary directory {} ($TMPDIR): {why}; the servers' data and SQLite's \
+                 file go there: set TMPDIR, or give --data-dir",
+                temporary.under.display()
+            )));
+        }
         return Ok(DataDirs {
             keep: args.keep_data,
-            ..DataDirs::temporary()
+            ..temporary
         });
     };
     let unusable = |why: String| UsageError::new(format!("--data-dir {}: {why}", dir.display()));
-    if !dir.is_dir() {
-        return Err(unusable("not an existing directory".into()));
+    if let Some(why) = crate::error::unwritable(dir) {
+        return Err(unusable(why));
     }
-    tempfile::Builder::new()
-        .prefix(".dbcompare-probe")
-        .tempfile_in(dir)
-        .map_err(|e| unusable(format!("cannot write there: {e}")))?;
     // Absolute: the servers run in their own directories.
     let under = std::path::absolute(dir).map_err(|e| unusable(e.to_string()))?;
     Ok(DataDirs {

@@ -148,10 +148,9 @@ impl OutputDir {
             .into());
         }
         fs::create_dir_all(dir).map_err(unusable)?;
-        tempfile::Builder::new()
-            .prefix(".dbcompare-probe")
-            .tempfile_in(dir)
-            .map_err(unusable)?;
+        if let Some(why) = crate::error::unwritable(dir) {
+            return Err(UsageError::new(format!("--out {}: {why}", dir.display())).into());
+        }
         Ok(OutputDir {
             dir: dir.to_path_buf(),
         })
