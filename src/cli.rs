@@ -328,7 +328,12 @@ pub struct RunArgs {
     /// every run's operations, drawn from the seed varied per client). Client 1 resets the
     /// store and measures its sizes; the clients meet before every phase through the store
     /// itself. `dbcompare merge` makes one run of the N run.json files.
-    #[arg(long, value_name = "K/N", requires = "start_at")]
+    #[arg(
+        long,
+        value_name = "K/N",
+        requires = "start_at",
+        allow_hyphen_values = true
+    )]
     pub client: Option<crate::workload::share::Share>,
 
     /// With --client: when the clients begin, the same time for all of them (RFC 3339, for

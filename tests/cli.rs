@@ -101,6 +101,11 @@ fn zero_runs_concurrency_or_rate_name_the_flag() {
     refused(&["--rate", "0"], "--rate");
     refused(&["--rate", "fast"], "--rate");
     refused(&["--client-threads", "0"], "--client-threads");
+    // A negative share is read as the flag's value, not as a flag of its own.
+    refused(
+        &["--client", "-1/2", "--start-at", "+5s"],
+        "'-1/2' for '--client <K/N>': `-1/2`: K/N, two whole numbers",
+    );
     refused(
         &["--suite", "pool", "--client-threads", "2"],
         "--client-threads: the pool suite runs on one event loop",

@@ -74,11 +74,11 @@ impl FromStr for Share {
     fn from_str(s: &str) -> Result<Share, String> {
         let (k, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("`{s}`: K/N, for example 2/4"))?;
+            .ok_or_else(|| format!("`{s}`: K/N, two whole numbers, for example 2/4"))?;
         let number = |v: &str| {
             v.trim()
                 .parse::<u32>()
-                .map_err(|_| format!("`{s}`: K/N, for example 2/4"))
+                .map_err(|_| format!("`{s}`: K/N, two whole numbers, for example 2/4"))
         };
         Share::new(number(k)?, number(n)?)
     }
