@@ -150,12 +150,15 @@ fn list(args: &cli::ListArgs) -> Result<()> {
             ids.push(id);
         }
     }
-    let rows: Vec<Vec<String>> = ids
-        .iter()
-        .map(|id| {
-            let target = plan::target(id, &urls, &server::find);
-            let (status, how) = plan::served(target, id.kind, args.server.serve.tls).describe();
-            vec![id.to_string(), status.to_string(), how]
+    // Planned as a run would plan them: a --config file that cannot be read, or a setting a
+    // store cannot take, is refused here as there.
+    let selected = ids.into_iter().map(|id| (id, Default::default())).collect();
+    let planned = plan::plan_stores(selected, &args.server, &urls, &server::find)?;
+    let rows: Vec<Vec<String>> = planned
+        .into_iter()
+        .map(|p| {
+            let (status, how) = p.target.describe();
+            vec![p.id.to_string(), status.to_string(), how]
         })
         .collect();
     print!(

@@ -143,6 +143,31 @@ fn list_shows_sqlite_as_embedded() {
         .stdout(predicate::str::is_match(r"sqlite\s+available\s+embedded SQLite 3\.").unwrap());
 }
 
+/// `list` plans the stores as a run would: a variant's --config file is read, and one that
+/// cannot be read is refused there as in a run.
+#[test]
+fn list_reads_the_config_files_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let conf = dir.path().join("tuned.conf");
+    std::fs::write(&conf, "work_mem = 8MB\n").unwrap();
+    dbcompare()
+        .args(["list", "--config"])
+        .arg(format!("postgres@tuned={}", conf.display()))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("postgres@tuned"));
+    dbcompare()
+        .args(["list", "--config"])
+        .arg(format!(
+            "postgres@tuned={}",
+            dir.path().join("gone").display()
+        ))
+        .assert()
+        .code(2)
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("cannot read it"));
+}
+
 #[test]
 fn bad_ycsb_workloads_are_refused_before_anything_starts() {
     let ycsb = |extra: &[&str], message: &str| {
