@@ -100,6 +100,10 @@ fn zero_runs_concurrency_or_rate_name_the_flag() {
     refused(&["--concurrency", "1,0"], "--concurrency");
     refused(&["--rate", "0"], "--rate");
     refused(&["--rate", "fast"], "--rate");
+    refused(
+        &["--rate", "18446744073709551615"],
+        "--rate 18446744073709551615: at most 1000000000 operations a second",
+    );
     refused(&["--client-threads", "0"], "--client-threads");
     // A negative share is read as the flag's value, not as a flag of its own.
     refused(

@@ -35,6 +35,10 @@ use ycsb::ycsb_workloads;
 /// any machine has cores to drive.
 pub const MAX_CLIENT_THREADS: usize = 1024;
 
+/// The highest `--rate`: a billion operations a second, beyond any client (a rate the run
+/// cannot keep is a warning; one past this is a typo).
+pub const MAX_RATE: u64 = 1_000_000_000;
+
 /// Concurrency levels in the order given, each once.
 fn dedup_levels(levels: &[Concurrency]) -> Vec<Concurrency> {
     let mut seen = HashSet::new();
@@ -134,6 +138,11 @@ impl RunPlan {
             }
             (_, n) => n.map(|n| n.get() as usize),
         };
+        if let Some(rate) = args.rate.filter(|r| r.get() > MAX_RATE) {
+            return Err(UsageError::new(format!(
+                "--rate {rate}: at most {MAX_RATE} operations a second"
+            )));
+        }
         flags::suite_flags(args)?;
         // Checked where SQLite runs, for a file name (a `file:` URI is SQLite's to read).
         if let Some(path) = &args.options.sqlite_path
