@@ -118,8 +118,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// With `--format csv`: the time series instead (one row per store, phase, run and
-    /// interval), as `series.csv` with --out.
+    /// The time series instead of the results' CSV (one row per store, phase, run and
+    /// interval), as `series.csv` with --out; alone, it is `--format csv --series`.
     #[arg(long)]
     pub series: bool,
 }

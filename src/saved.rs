@@ -11,18 +11,22 @@ use crate::report::{Format, OutputDir, compare, csv, html, json, markdown, text}
 /// `dbcompare report`: without `--out`, one format printed; with it, the files of each
 /// format asked for (all by default) written there.
 pub fn report(args: &ReportArgs) -> Result<u8> {
-    // An unwritable --out is refused before the run is even read.
-    if args.series && !args.format.contains(&ReportFormat::Csv) {
+    // `--series` alone is the series' CSV; beside other formats only, it is a mistake.
+    if args.series && !args.format.is_empty() && !args.format.contains(&ReportFormat::Csv) {
         return Err(
             UsageError::new("report --series: the series are CSV; add --format csv").into(),
         );
     }
+    // An unwritable --out is refused before the run is even read.
     let out = args.out.as_deref().map(OutputDir::prepare).transpose()?;
     // Not into a directory a run is writing to.
     let _lock = out.as_ref().map(OutputDir::lock).transpose()?;
     let report = json::load(&args.run)?;
     // `md,md` is one format.
     let mut asked = args.format.clone();
+    if args.series && asked.is_empty() {
+        asked.push(ReportFormat::Csv);
+    }
     asked.sort_by_key(|f| *f as u8);
     asked.dedup();
     let Some(out) = out else {

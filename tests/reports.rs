@@ -132,6 +132,32 @@ fn report_re_renders_every_output_without_a_database() {
     let csv = String::from_utf8(csv.stdout).unwrap();
     assert!(csv.starts_with("suite,store,store_status,"), "{csv}");
     assert!(csv.lines().any(|l| l.starts_with("classic,sqlite,ok,")));
+
+    // `--series` alone is the series' CSV: series.csv alone with --out.
+    let series = tempfile::tempdir().unwrap();
+    let output = dbcompare()
+        .arg("report")
+        .arg(&run)
+        .arg("--series")
+        .arg("--out")
+        .arg(series.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let written = std::fs::read_to_string(series.path().join("series.csv")).unwrap();
+    assert_eq!(
+        written,
+        std::fs::read_to_string(real_run().join("series.csv")).unwrap()
+    );
+    assert!(!series.path().join("run.json").exists());
+    // Beside another format only, it is refused.
+    let refused = dbcompare()
+        .arg("report")
+        .arg(&run)
+        .args(["--series", "--format", "md"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
 }
 
 /// `dbcompare schema` prints the published file as it is, in a build with or without the
