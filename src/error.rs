@@ -28,11 +28,14 @@ pub fn unwritable(dir: &std::path::Path) -> Option<String> {
     if !dir.is_dir() {
         return Some("not an existing directory".into());
     }
-    tempfile::Builder::new()
+    let e = tempfile::Builder::new()
         .prefix(".dbcompare-probe")
         .tempfile_in(dir)
-        .err()
-        .map(|e| format!("cannot write there: {}", std::io::Error::from(e.kind())))
+        .err()?;
+    // The system's own words, without the probe's name tempfile adds after them.
+    let said = e.to_string();
+    let why = said.split(" at path ").next().unwrap_or(&said);
+    Some(format!("cannot write there: {why}"))
 }
 
 /// An error and its causes, `outer: inner: ...`, as `{:#}` shows them, but without a cause
@@ -77,6 +80,11 @@ mod tests {
             unwritable(&file).as_deref(),
             Some("not an existing directory")
         );
+        // A directory no file can be made in, even by root: the system's reason alone.
+        let why = unwritable(std::path::Path::new("/proc")).expect("/proc takes no file");
+        assert!(why.starts_with("cannot write there: "), "{why}");
+        assert!(why.contains("(os error"), "{why}");
+        assert!(!why.contains("probe"), "{why}");
     }
 
     #[test]

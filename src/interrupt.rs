@@ -7,17 +7,16 @@
 //! Each delivery writes its signal's number, one byte, to a pipe a thread of its own reads:
 //! two quick signals are two bytes, never one, and the thread knows which signal came.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::fd::IntoRawFd;
 use std::os::unix::net::UnixStream;
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// The signals handled.
 const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
-static REQUESTED: AtomicBool = AtomicBool::new(false);
-/// The first signal received (0: none).
+/// The first signal received (0: none): whether a stop was asked for, and by what.
 static FIRST: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
 
@@ -36,6 +35,15 @@ fn listen(cleanup: fn()) -> std::io::Result<()> {
     let (mut read, write) = UnixStream::pair()?;
     // A full pipe (hundreds of signals unread) drops a byte rather than block the handler.
     write.set_nonblocking(true)?;
+    // The reader first: a handler installed is never one whose bytes nobody reads.
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            let mut byte = [0u8; 1];
+            while read.read_exact(&mut byte).is_ok() {
+                received(i32::from(byte[0]), cleanup);
+            }
+        })?;
     // The write end lives as long as the process: the handlers write to it.
     let write = write.into_raw_fd();
     for signal in SIGNALS {
@@ -48,21 +56,17 @@ fn listen(cleanup: fn()) -> std::io::Result<()> {
         // SAFETY: as above; none of the signals is one signal-hook forbids.
         unsafe { signal_hook_registry::register(signal, action) }?;
     }
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            let mut byte = [0u8; 1];
-            while read.read_exact(&mut byte).is_ok() {
-                received(i32::from(byte[0]), cleanup);
-            }
-        })?;
     Ok(())
 }
 
-/// One signal, on the thread that reads them all.
+/// One signal, on the thread that reads them all. What it says goes to stderr as far as
+/// stderr can take it: a terminal closed (the SIGHUP's cause) does not stop a second
+/// signal's exit.
 fn received(signal: i32, cleanup: fn()) {
-    if REQUESTED.load(Ordering::SeqCst) {
-        eprintln!(
+    let mut stderr = std::io::stderr();
+    if FIRST.load(Ordering::SeqCst) != 0 {
+        let _ = writeln!(
+            stderr,
             "\n{} again: stopping local servers and exiting without writing results (a server \
              that was still starting may leave its directory: `dbcompare clean` removes it)",
             name(signal)
@@ -70,10 +74,9 @@ fn received(signal: i32, cleanup: fn()) {
         cleanup();
         std::process::exit(128 + signal);
     }
-    // What stopped the run is known before the run sees it stop.
     FIRST.store(signal, Ordering::SeqCst);
-    REQUESTED.store(true, Ordering::SeqCst);
-    eprintln!(
+    let _ = writeln!(
+        stderr,
         "\ninterrupted by {}: stopping after the current operation ({} again to quit now)",
         name(signal),
         name(signal)
@@ -92,7 +95,7 @@ fn name(signal: i32) -> &'static str {
 /// Whether a stop was asked for. Cheap enough to call once per operation.
 #[inline]
 pub fn requested() -> bool {
-    REQUESTED.load(Ordering::Relaxed)
+    FIRST.load(Ordering::Relaxed) != 0
 }
 
 /// What asked the run to stop (`Ctrl-C`, `SIGTERM`, `SIGHUP`), if anything did.

@@ -230,6 +230,7 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
         Err(e) => eprintln!("warning: {e:#}"),
     }
     interrupt::install(server::kill_all);
+    suite::clients::raise_open_file_limit();
     // The run's own event loop, on this thread: the first of the client's loops (see
     // `suite::clients`, which starts one more per further `--client-threads`).
     let runtime = tokio::runtime::Builder::new_current_thread()

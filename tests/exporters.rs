@@ -1355,6 +1355,40 @@ fn compare_tests_the_servers_cost_as_it_tests_throughput() {
     );
 }
 
+/// A merged run's runs carry the whole phase's percentiles (a client keeps no histogram per
+/// run): one figure, which no test can judge, where its throughputs are judged per run.
+#[test]
+fn compare_judges_a_merged_runs_percentiles_as_one_figure() {
+    let (mut base, mut new) = comparison_pair();
+    for r in [&mut base, &mut new] {
+        r.stores[0].phases[1].client_wall_ms = vec![10.0, 11.0];
+    }
+    let c = compare::compare(&base, &new, 0.05).unwrap();
+    let verdict = |figure| {
+        c.stores[0]
+            .rows
+            .iter()
+            .find(|r| r.phase == "SEARCH micro" && r.figure == figure)
+            .unwrap()
+            .verdict
+    };
+    assert_eq!(
+        verdict(compare::Figure::Throughput),
+        compare::Verdict::Better
+    );
+    assert_eq!(
+        verdict(compare::Figure::P50),
+        compare::Verdict::NotEnoughRuns
+    );
+    assert!(
+        c.unjudged()
+            .iter()
+            .any(|u| u == "sqlite SEARCH micro p50 us"),
+        "{:?}",
+        c.unjudged()
+    );
+}
+
 /// An open loop's stall shows in its response times, not its calls' own latencies: a new
 /// run whose calls are as fast but whose responses queue behind a stall is a regression.
 #[test]
@@ -1370,11 +1404,11 @@ fn compare_judges_an_open_loops_response_times() {
         for (i, r) in p.runs.iter_mut().enumerate() {
             let spread = 1.0 + i as f64 / 100.0;
             r.response_p50_us = Some(response_us * spread);
-            r.response_p99_us = Some(response_us * 4.0 * spread);
+            r.response_p99_us = Some(response_us * response_us * spread);
         }
     };
-    // SEARCH tiny: the same calls in both runs (within noise), responses three times as
-    // slow in the new one.
+    // SEARCH tiny: the same calls in both runs (within noise), responses slower in the new
+    // one.
     paced(&mut base.stores[0].phases[2], 10.0);
     paced(&mut new.stores[0].phases[2], 30.0);
     let c = compare::compare(&base, &new, 0.05).unwrap();
@@ -1390,16 +1424,22 @@ fn compare_judges_an_open_loops_response_times() {
         row(compare::Figure::P99).verdict,
         compare::Verdict::NoChange
     );
-    let response = row(compare::Figure::ResponseP99);
-    assert_eq!(response.verdict, compare::Verdict::Worse);
-    assert!(
-        (response.change_pct - 200.0).abs() < 1.0,
-        "{}",
-        response.change_pct
-    );
+    // p50 10 -> 30 us, p99 100 -> 900 us.
+    for (figure, change) in [
+        (compare::Figure::ResponseP50, 200.0),
+        (compare::Figure::ResponseP99, 800.0),
+    ] {
+        let response = row(figure);
+        assert_eq!(response.verdict, compare::Verdict::Worse, "{figure:?}");
+        assert!(
+            (response.change_pct - change).abs() < 1.0,
+            "{figure:?}: {}",
+            response.change_pct
+        );
+    }
     let (worst, at) = c.worst_regression().expect("a regression");
-    assert!((worst - 200.0).abs() < 1.0, "{worst} at {at}");
-    assert!(at.ends_with("SEARCH tiny response p50 us") || at.ends_with("response p99 us"));
+    assert!((worst - 800.0).abs() < 1.0, "{worst} at {at}");
+    assert!(at.ends_with("SEARCH tiny response p99 us"), "{at}");
     assert!(compare::markdown(&c, "base", "new").contains("| response p99 us |"));
     // A closed-loop phase has no response rows.
     assert!(

@@ -108,6 +108,12 @@ impl RunPlan {
         }
         let urls = resolve_urls(&args.server, env)?;
         let stores = plan_stores(selected, &args.server, &urls, locate)?;
+        // Whether a store keeps its data on this machine: a throw-away server's directory,
+        // SQLite's file.
+        let local = stores
+            .iter()
+            .any(|s| matches!(s.target, Target::Local(_) | Target::Embedded));
+        let data_dirs = data_dirs(args, local)?;
         let unavailable = stores
             .iter()
             .find(|s| matches!(s.target, Target::Unavailable(_)));
@@ -327,7 +333,7 @@ impl RunPlan {
                 }
             }),
             client_threads_given,
-            data_dirs: data_dirs(args)?,
+            data_dirs,
             serve: args.server.serve.serve(),
             options: args.options.clone(),
         })
@@ -410,11 +416,13 @@ impl RunPlan {
     }
 }
 
-/// `--data-dir` (which must be an existing, writable directory) and `--keep-data`.
-fn data_dirs(args: &RunArgs) -> Result<DataDirs, UsageError> {
+/// `--data-dir` (which must be an existing, writable directory) and `--keep-data`; without
+/// `--data-dir`, the temporary directory, which must be one where a store keeps its data
+/// here (`local`).
+fn data_dirs(args: &RunArgs, local: bool) -> Result<DataDirs, UsageError> {
     let Some(dir) = &args.data_dir else {
         let temporary = DataDirs::temporary();
-        if let Some(why) = crate::error::unwritable(&temporary.under) {
+        if let Some(why) = crate::error::unwritable(&temporary.under).filter(|_| local) {
             return Err(UsageError::new(format!(
                 "the temporary directory {} ($TMPDIR): {why}; the servers' data and SQLite's \
                  file go there: set TMPDIR, or give --data-dir",

@@ -66,9 +66,14 @@ impl Figure {
     }
 
     /// The per-run figures of a phase; its one figure when it ran once; none when a run
-    /// did not measure it.
+    /// did not measure it. A merged run's percentiles are the whole phase's in every run
+    /// (a client's run keeps no histogram of its own): one figure, not a run's each.
     fn samples(self, p: &PhaseResult) -> Vec<f64> {
-        if p.runs.is_empty() {
+        let percentile = matches!(
+            self,
+            Figure::P50 | Figure::P99 | Figure::ResponseP50 | Figure::ResponseP99
+        );
+        if p.runs.is_empty() || (percentile && !p.client_wall_ms.is_empty()) {
             let server = p.server.as_ref();
             let one = match self {
                 Figure::Throughput => Some(p.ops_per_s),

@@ -199,6 +199,25 @@ impl Drop for LoopThread {
     }
 }
 
+/// Raises this process's limit of open files to the most it may have: each connection is a
+/// file, and an open loop's task has a timer too, where the usual soft limit is 1,024. A
+/// limit that cannot be raised is left as it is (a run past it fails with the system's own
+/// error, named).
+pub fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the struct given, nothing else.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

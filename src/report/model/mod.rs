@@ -51,8 +51,9 @@ pub struct Report {
     /// `complete`, `partial` (a write of a run still going, or one that ended early) or
     /// `interrupted` (stopped by Ctrl-C, SIGTERM or SIGHUP).
     pub status: RunStatus,
-    /// An interrupted run: the signal that stopped it (`Ctrl-C`, `SIGTERM`, `SIGHUP`);
-    /// absent otherwise, and in reports before it was kept.
+    /// An interrupted run: the signal that stopped it (`Ctrl-C`, `SIGTERM`, `SIGHUP`; a
+    /// merged run's clients' each once, `Ctrl-C and SIGTERM`); absent otherwise, and in
+    /// reports before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_by: Option<String>,
     /// Wall-clock start of the run, RFC 3339.

@@ -60,7 +60,8 @@ pub struct PhaseResult {
     /// Errors counted by kind (`wrong record`, `missing record`, `store error: ...`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub error_kinds: BTreeMap<String, u64>,
-    /// Whether the phase stopped before its last operation (error limit or Ctrl-C).
+    /// Whether the phase stopped before its last operation (error limit, Ctrl-C, SIGTERM or
+    /// SIGHUP).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
     /// Wall time of the whole phase (median of the runs).

@@ -102,7 +102,7 @@ pub enum StoreStatus {
     Failed,
     /// Not run (for example its server is not installed); see `error`.
     Skipped,
-    /// Stopped by Ctrl-C.
+    /// Stopped by Ctrl-C, SIGTERM or SIGHUP.
     Interrupted,
 }
 

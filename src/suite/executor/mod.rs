@@ -271,6 +271,7 @@ async fn run_task<O: Operation>(
                     errors.count("open-loop timer", || {
                         format!("the open loop's timer failed: {e}")
                     });
+                    stopped = true;
                     break;
                 }
             },

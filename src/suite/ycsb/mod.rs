@@ -480,6 +480,9 @@ async fn execute<C: Connect<Store: YcsbStore> + Send + 'static>(
             only.counters = total.counters;
             only.alloc_sites = total.alloc_sites;
             only.figures.server_cpu_us_per_op = total.figures.server_cpu_us_per_op;
+            // The whole operation's response, as the open loop above.
+            only.figures.response_p50_us = total.figures.response_p50_us;
+            only.figures.response_p99_us = total.figures.response_p99_us;
             only.figures.write_bytes_per_op = total.figures.write_bytes_per_op;
             only.server = total.server;
             only.logical_bytes = total.logical_bytes;
