@@ -1355,6 +1355,16 @@ fn compare_tests_the_servers_cost_as_it_tests_throughput() {
     );
 }
 
+/// The first store's row of `figure` in `phase`.
+fn row_of(c: &compare::Comparison, phase: &str, figure: compare::Figure) -> compare::Row {
+    c.stores[0]
+        .rows
+        .iter()
+        .find(|r| r.phase == phase && r.figure == figure)
+        .unwrap_or_else(|| panic!("no {figure:?} row in {phase}"))
+        .clone()
+}
+
 /// A merged run's runs carry the whole phase's percentiles (a client keeps no histogram per
 /// run): one figure, which no test can judge, where its throughputs are judged per run.
 #[test]
@@ -1364,14 +1374,7 @@ fn compare_judges_a_merged_runs_percentiles_as_one_figure() {
         r.stores[0].phases[1].client_wall_ms = vec![10.0, 11.0];
     }
     let c = compare::compare(&base, &new, 0.05).unwrap();
-    let verdict = |figure| {
-        c.stores[0]
-            .rows
-            .iter()
-            .find(|r| r.phase == "SEARCH micro" && r.figure == figure)
-            .unwrap()
-            .verdict
-    };
+    let verdict = |figure| row_of(&c, "SEARCH micro", figure).verdict;
     assert_eq!(
         verdict(compare::Figure::Throughput),
         compare::Verdict::Better
@@ -1412,14 +1415,7 @@ fn compare_judges_an_open_loops_response_times() {
     paced(&mut base.stores[0].phases[2], 10.0);
     paced(&mut new.stores[0].phases[2], 30.0);
     let c = compare::compare(&base, &new, 0.05).unwrap();
-    let row = |figure| {
-        c.stores[0]
-            .rows
-            .iter()
-            .find(|r| r.phase == "SEARCH tiny" && r.figure == figure)
-            .unwrap_or_else(|| panic!("no {figure:?} row"))
-            .clone()
-    };
+    let row = |figure| row_of(&c, "SEARCH tiny", figure);
     assert_eq!(
         row(compare::Figure::P99).verdict,
         compare::Verdict::NoChange
