@@ -182,13 +182,22 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))
     })?;
     interrupt::install(server::kill_all);
-    let local = server::start(
+    let started = server::start(
         kind,
         &installation,
         args.durability,
         &server::DataDirs::temporary(),
         args.serve.serve(),
-    )?;
+    );
+    let local = match started {
+        Ok(local) => local,
+        // Its setup was cut short and its directory deleted: an interruption, not a failure.
+        Err(_) if interrupt::requested() => {
+            eprintln!("the {kind} server's start was interrupted; nothing is left running");
+            return Ok(interrupt::exit_code());
+        }
+        Err(e) => return Err(e),
+    };
     // Ctrl-C while it started: no URL of a server about to stop.
     if !interrupt::requested() {
         // The password is in the URL: it is this server's alone, and goes with it.

@@ -606,3 +606,60 @@ fn a_sqlite_path_that_is_not_a_database_names_the_flag() {
         "{error}"
     );
 }
+
+/// The processes whose command line names `dir`.
+fn processes_naming(dir: &Path) -> Vec<String> {
+    let dir = dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: i32 = e.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (cmdline.contains(&dir) && server::process_alive(pid)).then_some(cmdline)
+        })
+        .collect()
+}
+
+/// Ctrl-C while a throw-away server's data directory is being initialised (MariaDB's
+/// install script, PostgreSQL's initdb) cuts the initialisation short: exit 130 at once,
+/// said to be an interruption, with no process and no directory left.
+#[test]
+fn ctrl_c_during_a_servers_initialisation_stops_it_and_leaves_nothing() {
+    for kind in ["mysql", "postgres"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
+            .args(["server", kind])
+            .env("TMPDIR", tmp.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The data directory appears when the initialisation starts.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !common::dirs_in(tmp.path(), kind)
+            .iter()
+            .any(|d| d.join("data").exists())
+        {
+            assert!(Instant::now() < deadline, "{kind}: no data directory");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{kind}: {stderr}");
+        assert!(
+            stderr.contains(&format!("the {kind} server's start was interrupted")),
+            "{kind}: {stderr}"
+        );
+        assert!(!stderr.contains("error:"), "{kind}: {stderr}");
+        assert_eq!(processes_naming(tmp.path()), Vec::<String>::new(), "{kind}");
+        assert_eq!(
+            common::dirs_in(tmp.path(), kind),
+            Vec::<std::path::PathBuf>::new(),
+            "{kind}"
+        );
+    }
+}

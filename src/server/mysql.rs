@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::host::{Installation, is_root, version_of, which, write_file};
 use super::launch::Launch;
-use super::process::{Process, STDERR_FILE, run_setup, spawn_server};
+use super::process::{INIT_LIMIT, Process, STDERR_FILE, run_setup_within, spawn_server};
 use crate::catalog::{Durability, Launcher};
 
 /// The settings every throw-away server starts with.
@@ -105,14 +105,14 @@ tmpdir = {}
         if root {
             init.arg("--user=root");
         }
-        run_setup(init, "initialising the MariaDB data directory")?;
+        run_setup_within(init, "initialising the MariaDB data directory", INIT_LIMIT)?;
     } else {
         let mut init = Command::new(&inst.server);
         init.args([&defaults_arg, &datadir_arg, "--initialize-insecure"]);
         if root {
             init.arg("--user=root");
         }
-        run_setup(init, "initialising the MySQL data directory")?;
+        run_setup_within(init, "initialising the MySQL data directory", INIT_LIMIT)?;
     }
 
     let init_sql = dir.join("init.sql");

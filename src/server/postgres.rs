@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 
 use super::host::{Installation, is_root, version_of, which, write_file};
 use super::launch::Launch;
-use super::process::{Process, run_setup, wait_for_exit};
+use super::process::{INIT_LIMIT, Process, run_setup, run_setup_within, wait_for_exit};
 use crate::catalog::Launcher;
 
 /// The settings appended to the cluster's postgresql.conf.
@@ -118,7 +118,7 @@ pub(super) fn launch(inst: &Installation, launch: &Launch) -> Result<Process> {
             "--locale=C",
             "--no-sync",
         ]);
-    let initialised = run_setup(initdb, "initialising the PostgreSQL cluster");
+    let initialised = run_setup_within(initdb, "initialising the PostgreSQL cluster", INIT_LIMIT);
     std::fs::remove_file(&pwfile).with_context(|| format!("deleting {}", pwfile.display()))?;
     initialised?;
 

@@ -14,6 +14,10 @@ use anyhow::{Context, Result, bail};
 /// How long a server may take from launch until it answers.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a data directory's initialisation (initdb, mariadb-install-db) may take: far
+/// beyond the few seconds it takes, so only a hung one is cut short.
+pub(super) const INIT_LIMIT: Duration = Duration::from_secs(600);
+
 /// How long a graceful stop may take before the process is killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -117,7 +121,8 @@ pub(super) fn stop_children(nodes: Vec<(Child, u16)>) -> Result<()> {
     Ok(())
 }
 
-/// Waits until the child accepts TCP connections on `port`, failing early if it exits.
+/// Waits until the child accepts TCP connections on `port`, failing early if it exits or
+/// on a Ctrl-C (its caller then stops it).
 pub(super) fn wait_until_listening(child: &mut Child, port: u16, dir: &Path) -> Result<()> {
     let deadline = Instant::now() + READY_TIMEOUT;
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
@@ -137,6 +142,9 @@ pub(super) fn wait_until_listening(child: &mut Child, port: u16, dir: &Path) -> 
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
                 _ => return Ok(()),
             }
+        }
+        if crate::interrupt::requested() {
+            bail!("interrupted before the server answered");
         }
         if Instant::now() > deadline {
             bail!(
@@ -184,8 +192,10 @@ pub(super) fn spawn_server(mut command: Command, group: i32, stderr: &Path) -> R
     Ok(Process::Child(child))
 }
 
-/// Runs a setup command until it ends, `limit` passes or a Ctrl-C (it is killed then), with
-/// its output in the error when it fails.
+/// Runs a setup command until it ends, `limit` passes or a Ctrl-C (then it and every process
+/// it started are killed: it runs in a process group of its own), with its output in the
+/// error when it fails. For the steps before a server runs, which leave nothing behind but
+/// files in the directory that is deleted after them.
 pub(super) fn run_setup_within(mut command: Command, what: &str, limit: Duration) -> Result<()> {
     let program = command.get_program().to_string_lossy().into_owned();
     let dir = tempfile::tempdir().context("a directory for a setup command's output")?;
@@ -203,7 +213,8 @@ pub(super) fn run_setup_within(mut command: Command, what: &str, limit: Duration
             break Some(status);
         }
         if Instant::now() > deadline || crate::interrupt::requested() {
-            let _ = child.kill();
+            // SAFETY: kill(2) on the process group of the child we started (its pid).
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             let _ = child.wait();
             break None;
         }
@@ -224,7 +235,9 @@ pub(super) fn run_setup_within(mut command: Command, what: &str, limit: Duration
     }
 }
 
-/// Runs a setup command to completion, with its output in the error when it fails.
+/// Runs a setup command to completion, also after a Ctrl-C, with its output in the error
+/// when it fails: for a server's start and stop through pg_ctl, which must not be cut in
+/// the middle (a server left running, or not stopped).
 pub(super) fn run_setup(mut command: Command, what: &str) -> Result<()> {
     let program = command.get_program().to_string_lossy().into_owned();
     let output = command

@@ -32,8 +32,18 @@ const POOL_SCHEMA: [&str; 4] = [
     "ANALYZE TABLE benchmark_data",
 ];
 
-const POOL_COLUMNS: &str =
-    "id, user_id, username, email, created_at, updated_at, score, is_active, data";
+macro_rules! pool_columns {
+    () => {
+        "id, user_id, username, email, created_at, updated_at, score, is_active, data"
+    };
+}
+const POOL_COLUMNS: &str = pool_columns!();
+/// The Connection Pool's point query, built once.
+const POINT_SQL: &str = concat!(
+    "SELECT ",
+    pool_columns!(),
+    " FROM benchmark_data WHERE id = ?"
+);
 
 /// Rows per multi-row INSERT of the batch path.
 const ROWS_PER_INSERT: usize = 1_000;
@@ -133,8 +143,8 @@ impl PoolStore for MysqlStore<MysqlAsync> {
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
-        let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id = ?");
-        let row: Option<Row> = super::rows::exec_first(&mut self.conn.conn, sql, (id,)).await?;
+        let row: Option<Row> =
+            super::rows::exec_first(&mut self.conn.conn, POINT_SQL, (id,)).await?;
         row.map(bench_row).transpose()
     }
 

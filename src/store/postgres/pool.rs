@@ -28,8 +28,18 @@ const POOL_SCHEMA: &str = "
     CREATE TABLE benchmark_batch (LIKE benchmark_data INCLUDING ALL);
 ";
 
-const POOL_COLUMNS: &str =
-    "id, user_id, username, email, created_at, updated_at, score, is_active, data";
+macro_rules! pool_columns {
+    () => {
+        "id, user_id, username, email, created_at, updated_at, score, is_active, data"
+    };
+}
+const POOL_COLUMNS: &str = pool_columns!();
+/// The Connection Pool's point query, built once.
+const POINT_SQL: &str = concat!(
+    "SELECT ",
+    pool_columns!(),
+    " FROM benchmark_data WHERE id = $1"
+);
 
 fn bench_row(row: &tokio_postgres::Row) -> Result<BenchRow> {
     Ok(BenchRow {
@@ -117,8 +127,7 @@ impl PoolStore for PostgresStore<TokioPostgres> {
     }
 
     async fn pool_point(&mut self, id: i32) -> Result<Option<BenchRow>> {
-        let sql = format!("SELECT {POOL_COLUMNS} FROM benchmark_data WHERE id = $1");
-        let row = self.conn.client.query_opt(&sql, &[&id]).await?;
+        let row = self.conn.client.query_opt(POINT_SQL, &[&id]).await?;
         row.as_ref().map(bench_row).transpose()
     }
 
