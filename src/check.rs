@@ -109,14 +109,14 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
         }
         checked.push(one);
     }
-    print!("{}", render(&checked));
+    crate::out!("{}", render(&checked))?;
     let unchecked: Vec<String> = stores
         .iter()
         .skip(checked.len())
         .map(|s| s.id.to_string())
         .collect();
     if !unchecked.is_empty() {
-        println!("not checked (interrupted): {}", unchecked.join(", "));
+        crate::outln!("not checked (interrupted): {}", unchecked.join(", "))?;
     }
     let ready = !interrupt::requested() && checked.iter().all(|c| c.ready() || c.skipped);
     Ok(if ready {

@@ -65,8 +65,10 @@ impl Console {
     fn line(&mut self, line: &str) {
         if !self.quiet {
             match &self.bar {
-                Some(bar) => bar.suspend(|| println!("{line}")),
-                None => println!("{line}"),
+                // A reader that has gone is dropped by `out`; any other failure to show
+                // a progress line must not stop the run either.
+                Some(bar) => bar.suspend(|| crate::outln!("{line}")).unwrap_or(()),
+                None => crate::outln!("{line}").unwrap_or(()),
             }
         }
     }
@@ -144,7 +146,7 @@ impl Observer for Console {
     fn status(&mut self, line: &str) {
         // A progress bar says as much; without one (a log, a pipe), a line now and then.
         if !self.quiet && !self.bars {
-            eprintln!("{line}");
+            crate::errln!("{line}");
         }
     }
 

@@ -70,6 +70,7 @@ pub mod interrupt;
 pub mod liveness;
 pub mod machine;
 pub mod measure;
+pub mod output;
 pub mod plan;
 pub mod report;
 pub mod run;
@@ -130,10 +131,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             }
             let removed = clean(args.data_dir.as_deref())?;
             for r in &removed {
-                println!("{r}");
+                crate::outln!("{r}")?;
             }
             if removed.is_empty() {
-                println!("nothing to clean: no throw-away server or directory of a killed run");
+                crate::outln!(
+                    "nothing to clean: no throw-away server or directory of a killed run"
+                )?;
             }
             Ok(0)
         }
@@ -161,10 +164,10 @@ fn list(args: &cli::ListArgs) -> Result<()> {
             vec![p.id.to_string(), status.to_string(), how]
         })
         .collect();
-    print!(
+    crate::out!(
         "{}",
         report::text::table(&["store", "status", "how"], &rows, &[])
-    );
+    )?;
     Ok(())
 }
 
@@ -193,7 +196,7 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         Ok(local) => local,
         // Its setup was cut short and its directory deleted: an interruption, not a failure.
         Err(_) if interrupt::requested() => {
-            eprintln!("the {kind} server's start was interrupted; nothing is left running");
+            crate::errln!("the {kind} server's start was interrupted; nothing is left running");
             return Ok(interrupt::exit_code());
         }
         Err(e) => return Err(e),
@@ -201,8 +204,8 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
     // Ctrl-C while it started: no URL of a server about to stop.
     if !interrupt::requested() {
         // The password is in the URL: it is this server's alone, and goes with it.
-        println!("{}", local.url());
-        eprintln!(
+        crate::outln!("{}", local.url())?;
+        crate::errln!(
             "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
             installation.version,
             local.start_time.as_secs_f64()
@@ -212,7 +215,7 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     local.stop()?;
-    eprintln!("stopped the {kind} server and deleted its directory");
+    crate::errln!("stopped the {kind} server and deleted its directory");
     Ok(0)
 }
 
@@ -235,8 +238,8 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let _lock = out.lock()?;
     // What a killed run left does not stop this one: a warning, then the run.
     match clean(Some(&plan.data_dirs.under)) {
-        Ok(removed) => removed.iter().for_each(|r| eprintln!("{r}")),
-        Err(e) => eprintln!("warning: {e:#}"),
+        Ok(removed) => removed.iter().for_each(|r| crate::errln!("{r}")),
+        Err(e) => crate::errln!("warning: {e:#}"),
     }
     interrupt::install(server::kill_all);
     suite::clients::raise_open_file_limit();
@@ -260,22 +263,22 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
         // Quiet still says what a reader must know before trusting a figure.
         let warnings = report::notices::warnings(&report);
         if !warnings.is_empty() {
-            eprintln!("{}", report::notices::warnings_summary(&report, &warnings));
+            crate::errln!("{}", report::notices::warnings_summary(&report, &warnings));
             for (store, lines) in &warnings {
                 for line in lines {
-                    eprintln!("{store}: {line}");
+                    crate::errln!("{store}: {line}");
                 }
             }
         }
         if let Some(line) = report::notices::skipped_line(&report) {
-            eprintln!("{line}");
+            crate::errln!("{line}");
         }
     } else {
-        print!("{}", report::text::recap(&report));
-        println!(
+        crate::out!("{}", report::text::recap(&report))?;
+        crate::outln!(
             "\nwrote run.json, results.md, report.html, results.csv, series.csv and the charts in {}",
             out_dir.display()
-        );
+        )?;
     }
     Ok(exit_code(&report))
 }

@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     match dbcompare::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            dbcompare::errln!("error: {e:#}");
             ExitCode::from(dbcompare::error::exit_code(&e))
         }
     }

@@ -414,3 +414,54 @@ fn a_ycsb_run_with_alloc_sites_names_the_load_s_and_every_workload_s_sites() {
         );
     }
 }
+
+/// Runs dbcompare with its standard output (and error, with `both`) going to a reader that
+/// has already gone, as `dbcompare ... | head` leaves it: its exit code.
+fn to_a_closed_pipe(args: &[&OsStr], both: bool) -> Option<i32> {
+    let (read, write) = std::io::pipe().unwrap();
+    drop(read);
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("dbcompare"));
+    command.args(args).stdout(write.try_clone().unwrap());
+    if both {
+        command.stderr(write);
+    }
+    command.status().unwrap().code()
+}
+
+/// `dbcompare run | head` and `dbcompare report --format html | head`: the reader going
+/// away ends no run and panics nothing; the run still writes every file.
+#[test]
+fn a_reader_that_goes_away_stops_nothing() {
+    let out = tempfile::tempdir().unwrap();
+    let run = [
+        "run",
+        "--store",
+        "sqlite",
+        "--sizes",
+        "micro",
+        "--warmup-runs",
+        "0",
+    ]
+    .map(OsStr::new)
+    .into_iter()
+    .chain([OsStr::new("--runs"), OsStr::new("1"), OsStr::new("--out")])
+    .chain([out.path().as_os_str()])
+    .collect::<Vec<_>>();
+    for both in [false, true] {
+        std::fs::remove_dir_all(out.path()).unwrap();
+        assert_eq!(to_a_closed_pipe(&run, both), Some(0), "both: {both}");
+        for file in ["run.json", "results.md", "report.html", "results.csv"] {
+            assert!(out.path().join(file).exists(), "{file}, both: {both}");
+        }
+    }
+    let saved = out.path().join("run.json");
+    for format in ["html", "json", "md", "text"] {
+        let args = [
+            "report".as_ref(),
+            saved.as_os_str(),
+            "--format".as_ref(),
+            format.as_ref(),
+        ];
+        assert_eq!(to_a_closed_pipe(&args, false), Some(0), "{format}");
+    }
+}
