@@ -663,3 +663,27 @@ fn ctrl_c_during_a_servers_initialisation_stops_it_and_leaves_nothing() {
         );
     }
 }
+
+/// A server given by URL is used as it is: asked for relaxed, a durable one runs durable,
+/// and every report says so beside its figures.
+#[test]
+fn a_url_server_in_another_mode_than_asked_is_a_warning() {
+    let server = common::start(StoreKind::Redis, Durability::Durable);
+    let url = format!("redis={}", server.url());
+    let r = run(&[
+        "--store",
+        "redis",
+        "--url",
+        &url,
+        "--durability",
+        "relaxed",
+        "--no-floor",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.output);
+    let said = "it ran durable where relaxed was asked (a server given by URL is used as it is)";
+    assert!(r.output.contains(said), "{}", r.output);
+    assert!(r.files.contains(said), "{}", r.files);
+    let info = store(&r.report, "redis").info.as_ref().unwrap();
+    assert_eq!(info.durability, "durable");
+    assert_never_shown(&r, server.password());
+}

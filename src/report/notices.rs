@@ -6,7 +6,7 @@ use super::lines::{floor_ratio, retried};
 
 /// A phase's p50 under this share of its floor is a floor read in a slow spell.
 const BELOW_FLOOR: f64 = 0.8;
-use super::model::{Report, StoreStatus};
+use super::model::{Report, StoreResult, StoreStatus};
 use super::verdict::{phase_name, ran};
 use super::warnings::{schedule_warning, series_warnings};
 
@@ -21,6 +21,9 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
         if s.status != StoreStatus::Ok {
             let why = s.error.as_deref().unwrap_or("no reason recorded");
             lines.push(format!("{}: {why}", s.status));
+        }
+        if let Some(w) = durability_warning(report, s) {
+            lines.push(w);
         }
         for p in &s.phases {
             let phase = phase_name(p);
@@ -71,6 +74,29 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
         }
     }
     out
+}
+
+/// The durability mode a store ran in, read back from it, where it is not the one asked
+/// for: a server given by URL is used as it is (dbcompare changes no server-wide setting on
+/// it), and a variant's own settings may make it so. Every figure is the mode it ran in.
+fn durability_warning(report: &Report, s: &StoreResult) -> Option<String> {
+    let found = &s.info.as_ref()?.durability;
+    // Several modes: each store runs once per mode, labelled with it.
+    let asked = match report.plan.durability.split(',').collect::<Vec<_>>()[..] {
+        [one] => one,
+        _ => s.store.rsplit_once('@')?.1,
+    };
+    if found == asked {
+        return None;
+    }
+    let why = if s.deployment.as_ref().is_some_and(|d| d.kind == "url") {
+        "a server given by URL is used as it is"
+    } else {
+        "its settings made it so"
+    };
+    Some(format!(
+        "it ran {found} where {asked} was asked ({why}): every figure is {found}"
+    ))
 }
 
 /// The warnings' heading with their count and each store's: `5 warnings: postgres 3,
