@@ -265,8 +265,8 @@ pub struct RunArgs {
     #[arg(long = "property", short = 'p', value_name = "KEY=VALUE")]
     pub properties: Vec<String>,
 
-    /// Driver suite: multiplies the seed's iteration counts (1 = the seed's 250,000 /
-    /// 50,000 / 500,000).
+    /// Driver suite: multiplies the Go SQL driver benchmark's iteration counts (1 = its
+    /// 250,000 / 50,000 / 500,000).
     #[arg(long, value_name = "FACTOR", default_value = "0.1", value_parser = parse_scale, allow_negative_numbers = true)]
     pub scale: f64,
 
@@ -284,8 +284,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "K", default_value = "3", value_parser = parse_positive, allow_negative_numbers = true)]
     pub runs: NonZeroU64,
 
-    /// Concurrency levels of the search phases: a comma list of task counts, each task on
-    /// its own connection (inserts stay on one connection, as in the blog).
+    /// Concurrency levels of the search phases, the YCSB workloads and the pool tests: a
+    /// comma list of task counts, each task on its own connection (the classic suite's
+    /// inserts stay on one connection, as in the blog; the driver suite's tests run at their
+    /// own).
     #[arg(
         long,
         value_name = "LEVELS",
@@ -300,12 +302,13 @@ pub struct RunArgs {
     /// own: one per core, up to the concurrency, for a store that serves each connection on a
     /// thread of its own (SQLite, PostgreSQL, MySQL, MongoDB), one for Redis, Aerospike and
     /// Couchbase, whose servers are event loops that need the cores. The pool suite runs on
-    /// one loop, as its seed does (more is refused there).
+    /// one loop, as the asyncmy suite's client does (more is refused there).
     #[arg(long, value_name = "N", value_parser = parse_positive, allow_negative_numbers = true)]
     pub client_threads: Option<NonZeroU64>,
 
-    /// Open loop: issue searches on a fixed schedule of OPS per second (over all tasks) and
-    /// time each from when it was due, so stalls are not hidden.
+    /// Open loop (classic and YCSB suites): issue searches (YCSB: operations) on a fixed
+    /// schedule of OPS per second over all tasks, and time each from when it was due, so
+    /// stalls are not hidden.
     #[arg(long, value_name = "OPS", value_parser = parse_positive, allow_negative_numbers = true)]
     pub rate: Option<NonZeroU64>,
 

@@ -592,3 +592,76 @@ proptest! {
         let _ = json::parse(&text);
     }
 }
+
+fn real_report() -> Report {
+    json::load(&real_run().join("run.json")).unwrap()
+}
+
+/// The wall-time table: every concurrency level's searches under their own label, the
+/// lowest first whatever order `--concurrency` gave, and a phase stopped early shows no
+/// time as if it were the phase's.
+#[test]
+fn the_time_table_labels_each_level_and_shows_no_time_of_a_phase_stopped_early() {
+    use dbcompare::report::model::PhaseKind;
+    use dbcompare::report::tables::time_rows;
+    let mut report = real_report();
+    report.plan.concurrency.reverse();
+    let s = &report.stores[0];
+    let at = |level: u32| {
+        let p = s
+            .phases
+            .iter()
+            .find(|p| p.kind == PhaseKind::Search && p.concurrency.get() == level)
+            .unwrap();
+        format!("{:.2}", p.wall_ms)
+    };
+    let (c1, c2) = (at(1), at(2));
+    let (_, rows) = time_rows(&report);
+    assert_eq!(row_of(&rows, "SEARCH micro 100"), c1, "{rows:?}");
+    assert_eq!(
+        row_of(&rows, "SEARCH micro 100 (concurrency 2)"),
+        c2,
+        "{rows:?}"
+    );
+    for p in &mut report.stores[0].phases {
+        p.incomplete |= p.kind == PhaseKind::Insert;
+    }
+    let (_, rows) = time_rows(&report);
+    assert_eq!(row_of(&rows, "INSERT micro 100"), "stopped early");
+}
+
+fn row_of(rows: &[Vec<String>], name: &str) -> String {
+    rows.iter().find(|r| r[0] == name).unwrap()[1].clone()
+}
+
+/// The 2016 blog's figures stand beside a run made as the blog's was: not beside an open
+/// loop's (its time is its schedule's), nor beside a phase stopped early; a size is the
+/// blog's by its records, whatever its name.
+#[test]
+fn the_blog_reference_is_set_beside_the_blogs_kind_of_run_only() {
+    use dbcompare::report::blog::reference_rows;
+    use dbcompare::report::model::PhaseKind;
+    let mut report = real_report();
+    // A store of the blog's, and the size by number.
+    report.stores[0].store = "postgres".to_string();
+    report.plan.sizes[0].name = "100".to_string();
+    for p in &mut report.stores[0].phases {
+        p.size.name = "100".to_string();
+    }
+    let (_, rows) = reference_rows(&report).expect("a run as the blog's");
+    let insert = rows.iter().find(|r| r[0] == "INSERT 100 100").unwrap();
+    assert_ne!(insert[1], "-", "{rows:?}");
+    let mut stopped = report.clone();
+    for p in &mut stopped.stores[0].phases {
+        p.incomplete |= p.kind == PhaseKind::Insert;
+    }
+    let (_, rows) = reference_rows(&stopped).unwrap();
+    let insert = rows.iter().find(|r| r[0] == "INSERT 100 100").unwrap();
+    assert_eq!(insert[1], "-", "{rows:?}");
+    let mut open_loop = report.clone();
+    open_loop.plan.rate = Some(2000.0);
+    assert!(reference_rows(&open_loop).is_none());
+    let mut no_one = report;
+    no_one.plan.concurrency.retain(|c| c.get() != 1);
+    assert!(reference_rows(&no_one).is_none());
+}

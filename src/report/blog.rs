@@ -5,6 +5,7 @@
 
 use super::model::{PhaseKind, Report};
 use crate::catalog::Suite;
+use crate::workload::levels::Concurrency;
 
 /// The blog's machine, as it described it.
 pub const MACHINE: &str = "i7-4700MQ, 16 GB RAM, a non-SSD hard disk, 64-bit Linux";
@@ -97,24 +98,41 @@ impl BlogStore {
 }
 
 /// Whether a run can be read against the blog: the classic suite with 40 searches per
-/// record, every size one of the blog's, one store of the blog's at least; and the plan
+/// record on one connection as fast as it goes (the blog's), every size one of the blog's
+/// (by its records: `--sizes 100` is micro), one store of the blog's at least; and the plan
 /// did not turn the reference off.
 pub fn applies(report: &Report) -> bool {
     let p = &report.plan;
-    // One client's share, or several clients merged, is not the blog's one connection.
+    // One client's share, or several clients merged, is not the blog's one connection; an
+    // open loop's time is its schedule's.
     p.blog_reference
         && p.client.is_none()
         && report.shares.is_empty()
+        && p.rate.is_none()
+        && p.concurrency.contains(&Concurrency::ONE)
         && p.suite == Suite::Classic
         && p.searches_per_insert == 40
         && !p.sizes.is_empty()
-        && p.sizes
-            .iter()
-            .all(|s| SIZES.iter().any(|(n, r)| *n == s.name && *r == s.records))
+        && p.sizes.iter().all(|s| blog_size(s).is_some())
         && report
             .stores
             .iter()
             .any(|s| ran(s) && STORES.iter().any(|b| b.store == s.store))
+}
+
+/// The blog's size of the same records: its place in [`SIZES`].
+fn blog_size(size: &crate::workload::record::Size) -> Option<usize> {
+    SIZES.iter().position(|(_, r)| *r == size.records)
+}
+
+/// The phase set beside the blog's: on one connection, every operation done, no error.
+fn blog_phase<'a>(
+    s: &'a super::model::StoreResult,
+    kind: PhaseKind,
+    size: &str,
+) -> Option<&'a super::model::PhaseResult> {
+    s.phase_at(kind, size, Concurrency::ONE)
+        .filter(|p| p.errors == 0 && !p.incomplete)
 }
 
 /// Whether a store has figures to set beside the blog's (a skipped one has none).
@@ -144,10 +162,10 @@ pub fn reference_rows(report: &Report) -> Option<(Vec<String>, Vec<Vec<String>>)
     let mut rows = Vec::new();
     for kind in [PhaseKind::Insert, PhaseKind::Search] {
         for size in &report.plan.sizes {
-            let index = SIZES.iter().position(|(n, _)| *n == size.name)?;
+            let index = blog_size(size)?;
             let mut row = vec![format!("{} {} {}", kind.label(), size.name, size.records)];
             for (s, b) in &stores {
-                let now = s.phase(kind, &size.name).filter(|p| p.errors == 0);
+                let now = blog_phase(s, kind, &size.name);
                 let then = b.wall_ms(kind, index);
                 row.push(now.map_or_else(|| "-".into(), |p| format!("{:.2}", p.wall_ms)));
                 row.push(then.map_or_else(|| "-".into(), |t| format!("{t:.2}")));
@@ -183,7 +201,7 @@ pub fn rank_rows(report: &Report) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for kind in [PhaseKind::Insert, PhaseKind::Search] {
         for size in &report.plan.sizes {
-            let Some(index) = SIZES.iter().position(|(n, _)| *n == size.name) else {
+            let Some(index) = blog_size(size) else {
                 continue;
             };
             let mut both: Vec<(&str, f64, f64)> = report
@@ -191,7 +209,7 @@ pub fn rank_rows(report: &Report) -> Vec<(String, String, String)> {
                 .iter()
                 .filter_map(|s| {
                     let b = STORES.iter().find(|b| b.store == s.store)?;
-                    let now = s.phase(kind, &size.name).filter(|p| p.errors == 0)?;
+                    let now = blog_phase(s, kind, &size.name)?;
                     Some((s.store.as_str(), now.wall_ms, b.wall_ms(kind, index)?))
                 })
                 .collect();

@@ -8,6 +8,7 @@ use super::stats::Spread;
 use super::verdict::ran;
 use crate::catalog::Suite;
 use crate::workload::driver::DriverTest;
+use crate::workload::levels::Concurrency;
 use crate::workload::pool::PoolTest;
 
 /// Headers of the per-phase recap, shared with the markdown renderer.
@@ -285,28 +286,37 @@ pub fn time_rows(report: &Report) -> (Vec<String>, Vec<Vec<String>>) {
     let stores: Vec<&StoreResult> = report.stores.iter().filter(|s| ran(s)).collect();
     let mut headers = vec!["phase".to_string()];
     headers.extend(stores.iter().map(|s| s.store.clone()));
+    // A phase's whole time, or why there is none to show.
+    let cell = |p: Option<&PhaseResult>| match p {
+        None => "-".to_string(),
+        Some(p) if p.incomplete => "stopped early".to_string(),
+        Some(p) => format!("{:.2}", p.wall_ms),
+    };
     let mut rows = Vec::new();
-    for kind in [PhaseKind::Insert, PhaseKind::Search] {
-        for size in &report.plan.sizes {
-            let mut row = vec![format!("{} {} {}", kind.label(), size.name, size.records)];
-            row.extend(stores.iter().map(|s| {
-                s.phase(kind, &size.name)
-                    .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
-            }));
-            rows.push(row);
-        }
+    for size in &report.plan.sizes {
+        let mut row = vec![format!("INSERT {} {}", size.name, size.records)];
+        row.extend(
+            stores
+                .iter()
+                .map(|s| cell(s.phase(PhaseKind::Insert, &size.name))),
+        );
+        rows.push(row);
     }
-    // Searches at the other concurrency levels.
-    for &level in report.plan.concurrency.iter().skip(1) {
+    // Searches at each concurrency level, the lowest first; a level above one says so.
+    let mut levels = report.plan.concurrency.clone();
+    levels.sort();
+    for level in levels {
         for size in &report.plan.sizes {
-            let mut row = vec![format!(
-                "SEARCH {} {} (concurrency {level})",
-                size.name, size.records
-            )];
-            row.extend(stores.iter().map(|s| {
-                s.phase_at(PhaseKind::Search, &size.name, level)
-                    .map_or_else(|| "-".to_string(), |p| format!("{:.2}", p.wall_ms))
-            }));
+            let mut name = format!("SEARCH {} {}", size.name, size.records);
+            if level != Concurrency::ONE {
+                name.push_str(&format!(" (concurrency {level})"));
+            }
+            let mut row = vec![name];
+            row.extend(
+                stores
+                    .iter()
+                    .map(|s| cell(s.phase_at(PhaseKind::Search, &size.name, level))),
+            );
             rows.push(row);
         }
     }
