@@ -277,13 +277,16 @@ async fn an_open_loop_gives_each_operation_type_its_response_times() {
         sqlite_at(&dir.path().join("y.sqlite")),
         std::slice::from_ref(&f),
         1,
-        Some(20_000.0),
+        // Slow enough to be kept: responses of tens of microseconds, where the check after
+        // a call would show.
+        Some(2_000.0),
     )
     .await;
     let level = Concurrency::new(1).unwrap();
     let whole = result.phase_at(PhaseKind::Ycsb, "f", level).unwrap();
     let rate = whole.open_loop.as_ref().expect("an open loop").rate;
     let mut types = 0;
+    let (mut lowest, mut highest) = (u64::MAX, 0);
     for name in ["f READ", "f UPDATE", "f READ-MODIFY-WRITE"] {
         let p = result.phase_at(PhaseKind::Ycsb, name, level).unwrap();
         let ol = p
@@ -298,6 +301,8 @@ async fn an_open_loop_gives_each_operation_type_its_response_times() {
         );
         let response = dbcompare::measure::decode_histogram(&ol.response_histogram).unwrap();
         assert_eq!(response.len(), p.ops, "{name}: one response per operation");
+        lowest = lowest.min(response.min());
+        highest = highest.max(response.max());
         assert!(
             ol.response_us.p50 >= p.latency_us.p50 * 0.99,
             "{name}: response {} under the call's {}",
@@ -312,6 +317,38 @@ async fn an_open_loop_gives_each_operation_type_its_response_times() {
         types += 1;
     }
     assert_eq!(types, 3);
+    // An operation's response ends with its last store call, as its last part's does: the
+    // check after it is not the store's.
+    let whole_response =
+        dbcompare::measure::decode_histogram(&whole.open_loop.as_ref().unwrap().response_histogram)
+            .unwrap();
+    assert!(
+        whole_response.min() >= lowest,
+        "{} {lowest}",
+        whole_response.min()
+    );
+    assert!(
+        whole_response.max() <= highest,
+        "{} {highest}",
+        whole_response.max()
+    );
+    // Where every operation is one call, the workload's responses are its types' together.
+    let a = workload('a');
+    let result = run_paced(
+        sqlite_at(&dir.path().join("a.sqlite")),
+        std::slice::from_ref(&a),
+        1,
+        Some(2_000.0),
+    )
+    .await;
+    let response = |name: &str| {
+        let p = result.phase_at(PhaseKind::Ycsb, name, level).unwrap();
+        dbcompare::measure::decode_histogram(&p.open_loop.as_ref().unwrap().response_histogram)
+            .unwrap()
+    };
+    let mut both = response("a READ");
+    both.add(response("a UPDATE")).unwrap();
+    assert!(response("a") == both);
 }
 
 #[tokio::test]
