@@ -85,6 +85,10 @@ fn two_clients_on_one_server_merge_into_one_run() {
     for (k, r) in [(1, &ra), (2, &rb)] {
         let client = r.plan.client.as_ref().unwrap();
         assert_eq!((client.index, client.of), (k, 2));
+        // The server's figures per operation are the whole server's over this client's.
+        let md = std::fs::read_to_string(dir.path().join(k.to_string()).join("results.md"));
+        let said = format!("This is load client {k} of 2: the server's figures per operation");
+        assert!(md.as_ref().unwrap().contains(&said), "{md:?}");
         let store = &r.stores[0];
         assert_eq!(
             store.status,

@@ -183,10 +183,21 @@ pub fn whole_workload<'a>(s: &'a StoreResult, p: &PhaseResult) -> Option<&'a Pha
     })
 }
 
-/// The lines under the cost table: what each store's records took on disk (see
-/// [`space_lines`]), and why YCSB's rows per operation type have no row there.
+/// The lines under the cost table: for one load client's share, that the server's figures
+/// are the whole server's over this client's operations; what each store's records took on
+/// disk (see [`space_lines`]); and why YCSB's rows per operation type have no row there.
 pub fn cost_lines(report: &Report) -> Vec<String> {
-    let mut lines = space_lines(report);
+    let mut lines = Vec::new();
+    if let Some(c) = &report.plan.client {
+        lines.push(format!(
+            "This is load client {} of {}: the server's figures per operation are the whole \
+             server's, which served every client's operations, over this client's alone, \
+             about {} times each; `dbcompare merge` of the clients' run.json gives them per \
+             operation of all.",
+            c.index, c.of, c.of
+        ));
+    }
+    lines.extend(space_lines(report));
     let split: Vec<&str> = report
         .stores
         .iter()
