@@ -184,6 +184,14 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
     let installation = server::find(kind).ok_or_else(|| {
         error::UsageError::new(format!("server {kind}: {}", server::install_hint(kind)))
     })?;
+    // Refused as a run refuses it: bad usage, before anything starts.
+    let installation = match plan::served(plan::Target::Local(installation), kind, args.serve.tls) {
+        plan::Target::Local(installation) => installation,
+        plan::Target::Unavailable(why) => {
+            return Err(error::UsageError::new(format!("server {kind}: {why}")).into());
+        }
+        _ => unreachable!("served keeps a local server's target or refuses it"),
+    };
     interrupt::install(server::kill_all);
     let started = server::start(
         kind,

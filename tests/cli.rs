@@ -347,3 +347,28 @@ fn modes_and_suites_in_any_case() {
         .assert()
         .success();
 }
+
+/// `server` refuses what `run` refuses, as bad usage (exit 2) before anything starts.
+#[test]
+fn server_refuses_a_tls_redis_cluster_as_run_does() {
+    for args in [
+        &["server", "redis-cluster", "--tls"][..],
+        &[
+            "run",
+            "--store",
+            "redis-cluster",
+            "--tls",
+            "--sizes",
+            "micro",
+        ][..],
+    ] {
+        dbcompare()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(
+                "dbcompare does not start a Redis Cluster serving TLS (--tls) yet",
+            ));
+    }
+}

@@ -665,3 +665,53 @@ fn the_blog_reference_is_set_beside_the_blogs_kind_of_run_only() {
     no_one.plan.concurrency.retain(|c| c.get() != 1);
     assert!(reference_rows(&no_one).is_none());
 }
+
+/// A command refused after its `--out` was prepared leaves no empty directory behind; one
+/// that writes keeps it, and a directory that was there before is left as it was.
+#[test]
+fn a_refused_command_leaves_no_empty_out_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = real_run().join("run.json");
+    let out = dir.path().join("new");
+    let status = |args: &[&std::ffi::OsStr]| dbcompare().args(args).status().unwrap().code();
+    let missing = dir.path().join("missing.json");
+    for refused in [
+        vec![
+            "report".as_ref(),
+            missing.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+        vec![
+            "merge".as_ref(),
+            saved.as_os_str(),
+            saved.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ],
+    ] {
+        assert_eq!(status(&refused), Some(2), "{refused:?}");
+        assert!(!out.exists(), "{refused:?} left {}", out.display());
+    }
+    let before = dir.path().join("before");
+    std::fs::create_dir(&before).unwrap();
+    let refused = [
+        "report".as_ref(),
+        missing.as_os_str(),
+        "--out".as_ref(),
+        before.as_os_str(),
+    ];
+    assert_eq!(status(&refused), Some(2));
+    assert!(
+        before.is_dir(),
+        "a directory given that was there must stay"
+    );
+    let written = [
+        "report".as_ref(),
+        saved.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ];
+    assert_eq!(status(&written), Some(0));
+    assert!(out.join("results.md").exists());
+}

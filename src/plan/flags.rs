@@ -3,6 +3,7 @@
 //! whose results then said sizes and a concurrency it never ran). A flag left at its
 //! default passes on every suite.
 
+use crate::catalog::{StoreKind, Transactions};
 use crate::cli::{RunArgs, Suite};
 use crate::error::UsageError;
 use crate::workload::levels::Concurrency;
@@ -60,4 +61,37 @@ pub(super) fn suite_flags(args: &RunArgs) -> Result<(), UsageError> {
     Err(UsageError::new(format!(
         "{flag}: the {suite} suite does not use it ({instead})"
     )))
+}
+
+/// Refuses the first store's own flag given away from its default when no store of the run
+/// (`kinds`) uses it, as `--url`, `--config` and `--set` for a store not in the run are: a
+/// `--sqlite-path` on a Redis run would otherwise be dropped without a word.
+pub(super) fn store_flags(args: &RunArgs, kinds: &[StoreKind]) -> Result<(), UsageError> {
+    use StoreKind::{Couchbase, Mongodb, Mysql, Postgres, Redis, RedisCluster, Sqlite};
+    let (options, serve) = (&args.options, &args.server.serve);
+    let given: [(&str, bool, &[StoreKind]); 5] = [
+        ("--sqlite-path", options.sqlite_path.is_some(), &[Sqlite]),
+        ("--couchbase-query", options.couchbase_query, &[Couchbase]),
+        (
+            "--mongodb-transactions",
+            options.mongodb_transactions != Transactions::default(),
+            &[Mongodb],
+        ),
+        ("--tls", serve.tls, &[Postgres, Mysql, Redis, RedisCluster]),
+        (
+            "--redis-cluster-masters",
+            serve.redis_cluster_masters != crate::server::CLUSTER_MASTERS,
+            &[RedisCluster],
+        ),
+    ];
+    for (flag, given, users) in given {
+        if given && !kinds.iter().any(|k| users.contains(k)) {
+            let users: Vec<&str> = users.iter().map(|k| k.name()).collect();
+            return Err(UsageError::new(format!(
+                "{flag}: no store of this run uses it (it is for {})",
+                users.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }

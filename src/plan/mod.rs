@@ -108,6 +108,8 @@ impl RunPlan {
         }
         let urls = resolve_urls(&args.server, env)?;
         let stores = plan_stores(selected, &args.server, &urls, locate)?;
+        let kinds: Vec<StoreKind> = stores.iter().map(|s| s.id.kind).collect();
+        flags::store_flags(args, &kinds)?;
         // Whether a store keeps its data on this machine: a throw-away server's directory,
         // SQLite's file.
         let local = stores

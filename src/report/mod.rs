@@ -115,12 +115,19 @@ const LOCK_TRIES: usize = 10;
 pub struct OutputLock {
     path: PathBuf,
     _file: fs::File,
+    /// The directory, when this process made it: removed with the lock if nothing was
+    /// written to it (a command refused after `--out` was prepared leaves no empty one).
+    made: Option<PathBuf>,
 }
 
 impl Drop for OutputLock {
     fn drop(&mut self) {
         // Removed while still locked, so that no other run locks this file after us.
         let _ = fs::remove_file(&self.path);
+        if let Some(dir) = &self.made {
+            // Fails, and so keeps it, unless it is empty.
+            let _ = fs::remove_dir(dir);
+        }
     }
 }
 
@@ -129,10 +136,13 @@ impl Drop for OutputLock {
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     dir: PathBuf,
+    /// Whether [`OutputDir::prepare`] made it.
+    made: bool,
 }
 
 impl OutputDir {
-    /// Creates the directory if needed and proves it is writable, before any benchmark runs.
+    /// Creates the directory if needed and proves it is writable, before any benchmark runs
+    /// (a directory made here is removed with the lock when nothing was written to it).
     pub fn prepare(dir: &Path) -> Result<Self> {
         let unusable = |e: std::io::Error| {
             UsageError::new(format!(
@@ -147,12 +157,14 @@ impl OutputDir {
             ))
             .into());
         }
+        let made = !dir.exists();
         fs::create_dir_all(dir).map_err(unusable)?;
         if let Some(why) = crate::error::unwritable(dir) {
             return Err(UsageError::new(format!("--out {}: {why}", dir.display())).into());
         }
         Ok(OutputDir {
             dir: dir.to_path_buf(),
+            made,
         })
     }
 
@@ -211,7 +223,11 @@ impl OutputDir {
             file.set_len(0)
                 .and_then(|()| writeln!(file, "{}", std::process::id()))
                 .with_context(|| format!("writing {}", path.display()))?;
-            return Ok(OutputLock { path, _file: file });
+            return Ok(OutputLock {
+                path,
+                _file: file,
+                made: self.made.then(|| self.dir.clone()),
+            });
         }
         anyhow::bail!(
             "--out {}: could not lock {} (it was replaced {LOCK_TRIES} times while this run \
