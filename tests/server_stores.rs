@@ -392,6 +392,10 @@ async fn pool_suite_runs_every_test(kind: StoreKind) {
     assert_eq!(ops("ConnectionPool"), 2000);
     assert_eq!(ops("ConcurrentQueries"), 4, "one query per connection");
     assert_eq!(ops("BatchInsert"), 10_000);
+    // Every report says the batch's operations are rows, its latency the whole call's.
+    let notes = dbcompare::report::facts::batch_lines(std::slice::from_ref(&result));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("BatchInsert: its 10000 operations are the rows one call inserts"));
 }
 
 server_store_tests! {

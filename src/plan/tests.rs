@@ -306,7 +306,10 @@ fn a_sqlite_path_that_cannot_be_a_file_is_refused_before_the_run() {
         let e = RunPlan::resolve(&args(argv), &no_env, &installed)
             .map(|_| ())
             .unwrap_err();
-        assert!(e.0.contains(": no store of this run uses it (it is for "), "{e}");
+        assert!(
+            e.0.contains(": no store of this run uses it (it is for "),
+            "{e}"
+        );
     }
     // Where one store of the run uses it, it stands.
     assert!(

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::format::human_size;
 use super::lines::floor_line;
-use super::model::Report;
+use super::model::{PhaseKind, Report, StoreResult};
 use crate::catalog::Suite;
 use crate::workload::levels::Concurrency;
 
@@ -51,14 +51,14 @@ pub fn run_facts(report: &Report) -> Vec<String> {
         report.tool.build(),
         p.suite,
         p.stores.join(", "),
-        if p.suite == Suite::Classic {
-            format!(
+        match (p.suite, p.scale) {
+            (Suite::Classic, _) => format!(
                 "sizes {}, {} searches per inserted record, ",
                 sizes.join(", "),
                 p.searches_per_insert
-            )
-        } else {
-            String::new()
+            ),
+            (Suite::Driver, Some(scale)) => format!("scale {scale} (of the tests' counts), "),
+            _ => String::new(),
         },
         p.seed,
         p.durability,
@@ -235,10 +235,32 @@ pub fn phase_notes(report: &Report) -> Vec<(&'static str, Vec<String>)> {
     [
         (COUNTERS_HEADING, counter_lines(report)),
         (CLIENTS_HEADING, client_lines(report)),
+        (BATCH_HEADING, batch_lines(&report.stores)),
     ]
     .into_iter()
     .filter(|(_, lines)| !lines.is_empty())
     .collect()
+}
+
+/// The heading of [`batch_lines`].
+pub const BATCH_HEADING: &str = "Phases that count rows, not calls";
+
+/// The pool suite's batch insert, a line per store that ran it: its operations are the rows
+/// of one call per run, so its rate is rows per second and its latency is the whole call's.
+pub fn batch_lines(stores: &[StoreResult]) -> Vec<String> {
+    let batch = crate::workload::pool::PoolTest::BatchInsert.name();
+    stores
+        .iter()
+        .flat_map(|s| s.phases.iter().map(move |p| (s, p)))
+        .filter(|(_, p)| p.kind == PhaseKind::Pool && p.size.name == batch)
+        .map(|(s, p)| {
+            format!(
+                "{} {batch}: its {} operations are the rows one call inserts: its ops/s are \
+                 rows per second, its latency percentiles the whole call's",
+                s.store, p.ops
+            )
+        })
+        .collect()
 }
 
 /// The heading of [`counter_lines`].
