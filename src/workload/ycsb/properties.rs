@@ -136,6 +136,23 @@ pub const KEYS: &[(&str, Handling)] = &[
     ),
     ("latencytrackederrors", Handling::Refused(CLIENT_SETTING)),
     ("status.interval", Handling::Refused(CLIENT_SETTING)),
+    ("hdrhistogram.percentiles", Handling::Refused(CLIENT_SETTING)),
+    ("hdrhistogram.fileoutput", Handling::Refused(CLIENT_SETTING)),
+    ("hdrhistogram.output.path", Handling::Refused(CLIENT_SETTING)),
+    (
+        "measurement.histogram.verbose",
+        Handling::Refused(CLIENT_SETTING),
+    ),
+    ("measurement.raw.no_summary", Handling::Refused(CLIENT_SETTING)),
+    ("spin.sleep", Handling::Refused(CLIENT_SETTING)),
+    ("status", Handling::Refused(CLIENT_SETTING)),
+    ("label", Handling::Refused(CLIENT_SETTING)),
+    (
+        "dotransactions",
+        Handling::Refused(
+            "YCSB's client sets it from -load or -t: dbcompare loads, then runs every workload",
+        ),
+    ),
 ];
 
 /// What dbcompare does with `key`, if it is one of YCSB's.
@@ -406,7 +423,12 @@ impl Workload {
     fn set(&mut self, p: &Property) -> Result<(), String> {
         let v = p.value.as_str();
         let handling = match handling(&p.key) {
-            None => return Err("not a key of YCSB's core workload or client".to_string()),
+            None => {
+                return Err("not a key of YCSB's core workload or client (a database \
+                            binding's setting is given to dbcompare's store with --url, \
+                            --config or --set)"
+                    .to_string());
+            }
             Some(Handling::Refused(why)) => return Err(format!("not supported: {why}")),
             Some(handling) => handling,
         };

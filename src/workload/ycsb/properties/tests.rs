@@ -82,6 +82,14 @@ fn every_key_is_honoured_refused_or_some_of_its_values_taken() {
             .unwrap_err()
             .contains("not a key of YCSB's")
     );
+    // A binding's setting, from a workload file made for YCSB: where dbcompare takes it.
+    let e = set("mongodb.url", "mongodb://h/db").unwrap_err();
+    assert!(e.contains("given to dbcompare's store with --url"), "{e}");
+    // YCSB's client's own keys are its, not unknown.
+    for key in ["hdrhistogram.percentiles", "measurement.histogram.verbose", "status"] {
+        let e = set(key, "1").unwrap_err();
+        assert!(e.contains("a setting of YCSB's client"), "{key}: {e}");
+    }
     // Values as YCSB's Java parses them, and the ranges named.
     for (key, value, refusal) in [
         ("recordcount", "1000 ", "\"1000 \" is not a whole number"),
