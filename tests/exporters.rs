@@ -887,7 +887,10 @@ fn a_phase_whose_client_ran_out_of_cpu_is_client_bound() {
     let paced = &report.stores[0].phases[5];
     assert_eq!(paced.client_bound_reason(4, false), None);
     let behind = dbcompare::report::warnings::schedule_warning(paced).expect("behind");
-    assert!(behind.contains("100000 of the 200000 ops/s asked for"), "{behind}");
+    assert!(
+        behind.contains("100000 of the 200000 ops/s asked for"),
+        "{behind}"
+    );
 
     let mut report = report;
     report.stores[1].phases[2].client_bound = Some(why);

@@ -136,14 +136,23 @@ pub const KEYS: &[(&str, Handling)] = &[
     ),
     ("latencytrackederrors", Handling::Refused(CLIENT_SETTING)),
     ("status.interval", Handling::Refused(CLIENT_SETTING)),
-    ("hdrhistogram.percentiles", Handling::Refused(CLIENT_SETTING)),
+    (
+        "hdrhistogram.percentiles",
+        Handling::Refused(CLIENT_SETTING),
+    ),
     ("hdrhistogram.fileoutput", Handling::Refused(CLIENT_SETTING)),
-    ("hdrhistogram.output.path", Handling::Refused(CLIENT_SETTING)),
+    (
+        "hdrhistogram.output.path",
+        Handling::Refused(CLIENT_SETTING),
+    ),
     (
         "measurement.histogram.verbose",
         Handling::Refused(CLIENT_SETTING),
     ),
-    ("measurement.raw.no_summary", Handling::Refused(CLIENT_SETTING)),
+    (
+        "measurement.raw.no_summary",
+        Handling::Refused(CLIENT_SETTING),
+    ),
     ("spin.sleep", Handling::Refused(CLIENT_SETTING)),
     ("status", Handling::Refused(CLIENT_SETTING)),
     ("label", Handling::Refused(CLIENT_SETTING)),

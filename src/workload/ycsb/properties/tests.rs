@@ -86,7 +86,11 @@ fn every_key_is_honoured_refused_or_some_of_its_values_taken() {
     let e = set("mongodb.url", "mongodb://h/db").unwrap_err();
     assert!(e.contains("given to dbcompare's store with --url"), "{e}");
     // YCSB's client's own keys are its, not unknown.
-    for key in ["hdrhistogram.percentiles", "measurement.histogram.verbose", "status"] {
+    for key in [
+        "hdrhistogram.percentiles",
+        "measurement.histogram.verbose",
+        "status",
+    ] {
         let e = set(key, "1").unwrap_err();
         assert!(e.contains("a setting of YCSB's client"), "{key}: {e}");
     }
