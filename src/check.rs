@@ -109,14 +109,14 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
         }
         checked.push(one);
     }
-    crate::out!("{}", render(&checked))?;
+    crate::output::out!("{}", render(&checked))?;
     let unchecked: Vec<String> = stores
         .iter()
         .skip(checked.len())
         .map(|s| s.id.to_string())
         .collect();
     if !unchecked.is_empty() {
-        crate::outln!("not checked (interrupted): {}", unchecked.join(", "))?;
+        crate::output::outln!("not checked (interrupted): {}", unchecked.join(", "))?;
     }
     let ready = !interrupt::requested() && checked.iter().all(|c| c.ready() || c.skipped);
     Ok(if ready {

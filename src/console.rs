@@ -65,10 +65,12 @@ impl Console {
     fn line(&mut self, line: &str) {
         if !self.quiet {
             match &self.bar {
-                // A reader that has gone is dropped by `out`; any other failure to show
+                // A reader that has gone is dropped by `write_out`; any other failure to show
                 // a progress line must not stop the run either.
-                Some(bar) => bar.suspend(|| crate::outln!("{line}")).unwrap_or(()),
-                None => crate::outln!("{line}").unwrap_or(()),
+                Some(bar) => bar
+                    .suspend(|| crate::output::outln!("{line}"))
+                    .unwrap_or(()),
+                None => crate::output::outln!("{line}").unwrap_or(()),
             }
         }
     }
@@ -146,7 +148,7 @@ impl Observer for Console {
     fn status(&mut self, line: &str) {
         // A progress bar says as much; without one (a log, a pipe), a line now and then.
         if !self.quiet && !self.bars {
-            crate::errln!("{line}");
+            crate::output::errln!("{line}");
         }
     }
 

@@ -24,7 +24,7 @@ static INSTALL: Once = Once::new();
 pub fn install(cleanup: fn()) {
     INSTALL.call_once(|| {
         if let Err(e) = listen(cleanup) {
-            crate::errln!(
+            crate::output::errln!(
                 "warning: cannot handle Ctrl-C ({e}); an interrupted run will not write results"
             );
         }

@@ -131,10 +131,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             }
             let removed = clean(args.data_dir.as_deref())?;
             for r in &removed {
-                crate::outln!("{r}")?;
+                crate::output::outln!("{r}")?;
             }
             if removed.is_empty() {
-                crate::outln!(
+                crate::output::outln!(
                     "nothing to clean: no throw-away server or directory of a killed run"
                 )?;
             }
@@ -164,7 +164,7 @@ fn list(args: &cli::ListArgs) -> Result<()> {
             vec![p.id.to_string(), status.to_string(), how]
         })
         .collect();
-    crate::out!(
+    crate::output::out!(
         "{}",
         report::text::table(&["store", "status", "how"], &rows, &[])
     )?;
@@ -204,7 +204,9 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         Ok(local) => local,
         // Its setup was cut short and its directory deleted: an interruption, not a failure.
         Err(_) if interrupt::requested() => {
-            crate::errln!("the {kind} server's start was interrupted; nothing is left running");
+            crate::output::errln!(
+                "the {kind} server's start was interrupted; nothing is left running"
+            );
             return Ok(interrupt::exit_code());
         }
         Err(e) => return Err(e),
@@ -212,8 +214,8 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
     // Ctrl-C while it started: no URL of a server about to stop.
     if !interrupt::requested() {
         // The password is in the URL: it is this server's alone, and goes with it.
-        crate::outln!("{}", local.url())?;
-        crate::errln!(
+        crate::output::outln!("{}", local.url())?;
+        crate::output::errln!(
             "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
             installation.version,
             local.start_time.as_secs_f64()
@@ -223,7 +225,7 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     local.stop()?;
-    crate::errln!("stopped the {kind} server and deleted its directory");
+    crate::output::errln!("stopped the {kind} server and deleted its directory");
     Ok(0)
 }
 
@@ -246,8 +248,8 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
     let _lock = out.lock()?;
     // What a killed run left does not stop this one: a warning, then the run.
     match clean(Some(&plan.data_dirs.under)) {
-        Ok(removed) => removed.iter().for_each(|r| crate::errln!("{r}")),
-        Err(e) => crate::errln!("warning: {e:#}"),
+        Ok(removed) => removed.iter().for_each(|r| crate::output::errln!("{r}")),
+        Err(e) => crate::output::errln!("warning: {e:#}"),
     }
     interrupt::install(server::kill_all);
     suite::clients::raise_open_file_limit();
@@ -271,19 +273,19 @@ fn run_benchmarks(args: &cli::RunArgs) -> Result<u8> {
         // Quiet still says what a reader must know before trusting a figure.
         let warnings = report::notices::warnings(&report);
         if !warnings.is_empty() {
-            crate::errln!("{}", report::notices::warnings_summary(&report, &warnings));
+            crate::output::errln!("{}", report::notices::warnings_summary(&report, &warnings));
             for (store, lines) in &warnings {
                 for line in lines {
-                    crate::errln!("{store}: {line}");
+                    crate::output::errln!("{store}: {line}");
                 }
             }
         }
         if let Some(line) = report::notices::skipped_line(&report) {
-            crate::errln!("{line}");
+            crate::output::errln!("{line}");
         }
     } else {
-        crate::out!("{}", report::text::recap(&report))?;
-        crate::outln!(
+        crate::output::out!("{}", report::text::recap(&report))?;
+        crate::output::outln!(
             "\nwrote run.json, results.md, report.html, results.csv, series.csv and the charts in {}",
             out_dir.display()
         )?;

@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     match dbcompare::run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            dbcompare::errln!("error: {e:#}");
+            dbcompare::output::write_err(format_args!("error: {e:#}\n"));
             ExitCode::from(dbcompare::error::exit_code(&e))
         }
     }

@@ -12,7 +12,7 @@ static OUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 /// Writes to standard output; a reader that has gone is no error, and nothing more is
 /// written to it.
-pub fn out(args: fmt::Arguments) -> std::io::Result<()> {
+pub fn write_out(args: fmt::Arguments) -> std::io::Result<()> {
     if OUT_CLOSED.load(Ordering::Relaxed) {
         return Ok(());
     }
@@ -28,31 +28,30 @@ pub fn out(args: fmt::Arguments) -> std::io::Result<()> {
 
 /// Writes to standard error, dropping what cannot be written: a warning or a progress line
 /// never stops the work it is about.
-pub fn err(args: fmt::Arguments) {
+pub fn write_err(args: fmt::Arguments) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_fmt(args).and_then(|()| stderr.flush());
 }
 
-/// `print!` through [`out`]: an `io::Result`.
-#[macro_export]
+/// `print!` through [`write_out`]: an `io::Result`.
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::output::out(format_args!($($arg)*))
+        $crate::output::write_out(format_args!($($arg)*))
     };
 }
 
-/// `println!` through [`out`]: an `io::Result`.
-#[macro_export]
+/// `println!` through [`write_out`]: an `io::Result`.
 macro_rules! outln {
     ($($arg:tt)*) => {
-        $crate::output::out(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::output::write_out(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
 
-/// `eprintln!` through [`err`].
-#[macro_export]
+/// `eprintln!` through [`write_err`].
 macro_rules! errln {
     ($($arg:tt)*) => {
-        $crate::output::err(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::output::write_err(format_args!("{}\n", format_args!($($arg)*)))
     };
 }
+
+pub(crate) use {errln, out, outln};

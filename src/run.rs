@@ -65,8 +65,10 @@ pub async fn run_plan(
                 observer.floor_measured(&floor);
                 report.floor = Some(floor);
             }
-            Ok(Err(e)) => crate::errln!("warning: the machine's floor was not measured: {e:#}"),
-            Err(e) => crate::errln!("warning: the machine's floor was not measured: {e}"),
+            Ok(Err(e)) => {
+                crate::output::errln!("warning: the machine's floor was not measured: {e:#}")
+            }
+            Err(e) => crate::output::errln!("warning: the machine's floor was not measured: {e}"),
         }
     }
     let work = Work::of(plan);

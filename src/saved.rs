@@ -61,7 +61,7 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
                 .into());
             }
         };
-        crate::out!("{rendered}")?;
+        crate::output::out!("{rendered}")?;
         return Ok(0);
     };
     let mut formats: Vec<Format> = Vec::new();
@@ -82,10 +82,10 @@ pub fn report(args: &ReportArgs) -> Result<u8> {
     }
     formats.dedup();
     for path in out.write_formats(&report, &formats)? {
-        crate::outln!("wrote {}", path.display())?;
+        crate::output::outln!("wrote {}", path.display())?;
     }
     if text_too {
-        crate::out!("{}", text::render(&report))?;
+        crate::output::out!("{}", text::render(&report))?;
     }
     Ok(0)
 }
@@ -102,7 +102,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
             args.new.display()
         ))
     })?;
-    crate::out!(
+    crate::output::out!(
         "{}",
         compare::markdown(
             &comparison,
@@ -116,7 +116,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     if let Some((pct, where_)) = comparison.worst_regression()
         && pct > limit
     {
-        crate::errln!(
+        crate::output::errln!(
             "error: {where_} got {pct:.1}% worse (significant), more than --fail-if-slower {limit}%"
         );
         return Ok(1);
@@ -127,7 +127,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     // Every reason it cannot tell is said, not only the first.
     let mut cannot = false;
     if let Some(first) = comparison.lacking.first() {
-        crate::errln!(
+        crate::output::errln!(
             "error: --fail-if-slower: the new run lacks {} of what the base measured ({first}{})",
             comparison.lacking.len(),
             if comparison.lacking.len() > 1 {
@@ -141,7 +141,7 @@ pub fn compare(args: &CompareArgs) -> Result<u8> {
     let few = |r: &crate::report::model::Report| r.plan.runs.get() < compare::MIN_RUNS as u32;
     let unjudged = comparison.unjudged();
     if let Some(first) = unjudged.first().filter(|_| few(&base) || few(&new)) {
-        crate::errln!(
+        crate::output::errln!(
             "error: --fail-if-slower cannot judge {} figure(s) ({first}{}): fewer than {} runs on \
              a side; make both runs with --runs {} or more",
             unjudged.len(),
@@ -163,7 +163,7 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
     let merged = crate::report::merge::merge_files(&args.runs)
         .map_err(|e| UsageError::new(format!("{e:#}")))?;
     for path in out.write_formats(&merged, &Format::ALL)? {
-        crate::outln!("wrote {}", path.display())?;
+        crate::output::outln!("wrote {}", path.display())?;
     }
     let mut code = 0;
     for store in merged
@@ -172,7 +172,7 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
         .filter(|s| s.status != crate::report::model::StoreStatus::Ok)
     {
         let why = store.error.as_deref().unwrap_or("no reason recorded");
-        crate::errln!("error: {} did not run to its end: {why}", store.store);
+        crate::output::errln!("error: {} did not run to its end: {why}", store.store);
         code = 1;
     }
     Ok(code)
@@ -180,6 +180,6 @@ pub fn merge(args: &MergeArgs) -> Result<u8> {
 
 /// `dbcompare schema`: the JSON Schema of run.json.
 pub fn schema() -> Result<u8> {
-    crate::out!("{}", json::schema())?;
+    crate::output::out!("{}", json::schema())?;
     Ok(0)
 }

@@ -165,8 +165,10 @@ impl Setup {
         let stopped = tokio::task::spawn_blocking(move || server.stop()).await;
         match stopped {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => crate::errln!("warning: stopping the local {kind} server: {e:#}"),
-            Err(e) => crate::errln!("warning: stopping the local {kind} server panicked: {e}"),
+            Ok(Err(e)) => crate::output::errln!("warning: stopping the local {kind} server: {e:#}"),
+            Err(e) => {
+                crate::output::errln!("warning: stopping the local {kind} server panicked: {e}")
+            }
         }
     }
 }

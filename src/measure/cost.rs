@@ -56,7 +56,7 @@ impl Watch {
             Watch::ServerCounters => Ok(Watching::ServerCounters),
         };
         read.unwrap_or_else(|e| {
-            crate::errln!("warning: the server's cost is not measured: {e:#}");
+            crate::output::errln!("warning: the server's cost is not measured: {e:#}");
             Watching::Unread
         })
     }
@@ -84,7 +84,7 @@ impl Watching {
                     reading_cpu: w.reading_cpu,
                 }),
                 Err(e) => {
-                    crate::errln!("warning: the server's cost is not measured: {e:#}");
+                    crate::output::errln!("warning: the server's cost is not measured: {e:#}");
                     None
                 }
             },
@@ -94,7 +94,9 @@ impl Watching {
                     ..none(CostSource::ClientProcess)
                 }),
                 Err(e) => {
-                    crate::errln!("warning: the store's bytes to storage are not measured: {e:#}");
+                    crate::output::errln!(
+                        "warning: the store's bytes to storage are not measured: {e:#}"
+                    );
                     None
                 }
             },

@@ -321,7 +321,7 @@ pub(super) async fn run_group(
     report.finished_at = now();
     report.client_peak_rss_bytes = crate::measure::peak_rss_bytes();
     if let Some(Err(e)) = out.map(|o| o.write(report)) {
-        crate::errln!("warning: could not write the partial results: {e:#}");
+        crate::output::errln!("warning: could not write the partial results: {e:#}");
     }
 }
 
@@ -420,7 +420,7 @@ impl Shared<'_> {
         report.finished_at = now();
         // The quick formats only: the charts and the HTML page come with the store's end.
         if let Err(e) = out.write_formats(&report, &[Format::Json, Format::Markdown]) {
-            crate::errln!("warning: could not write the phases finished so far: {e:#}");
+            crate::output::errln!("warning: could not write the phases finished so far: {e:#}");
         }
     }
 }

@@ -228,7 +228,7 @@ pub fn clean(base: &Path) -> Result<Vec<Removed>> {
         Ok(removed)
     } else {
         for r in &removed {
-            crate::errln!("{r}");
+            crate::output::errln!("{r}");
         }
         anyhow::bail!(
             "could not clean up after a killed run:\n{}",

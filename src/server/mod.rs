@@ -333,7 +333,7 @@ impl LocalServer {
             (!self.keep_data).then(|| self.dir.clone()),
         );
         if let Err(e) = leftovers::mark_server(&self.dir, process.pid()) {
-            crate::errln!("warning: {e:#}");
+            crate::output::errln!("warning: {e:#}");
         }
         self.registration = id;
         self.process = Some(process);
@@ -363,7 +363,7 @@ impl LocalServer {
         untrack(self.registration);
         let removed = if self.keep_data {
             leftovers::unmark(&self.dir);
-            crate::errln!(
+            crate::output::errln!(
                 "kept the {} server's directory: {}",
                 self.kind,
                 self.dir.display()
@@ -384,7 +384,7 @@ impl LocalServer {
 impl Drop for LocalServer {
     fn drop(&mut self) {
         if let Err(e) = self.shutdown() {
-            crate::errln!("warning: stopping the local {} server: {e:#}", self.kind);
+            crate::output::errln!("warning: stopping the local {} server: {e:#}", self.kind);
         }
     }
 }

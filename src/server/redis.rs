@@ -167,7 +167,7 @@ pub(super) fn launch_cluster(inst: &Installation, launch: &Launch) -> Result<Pro
             // For `dbcompare clean` after a kill -9, from now on: the first node leads
             // every node's process group.
             if let Err(e) = leftovers::mark_server(launch.dir, group) {
-                crate::errln!("warning: {e:#}");
+                crate::output::errln!("warning: {e:#}");
             }
         }
         nodes.children.push(child);
