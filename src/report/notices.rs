@@ -76,27 +76,26 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// The durability mode a store ran in, read back from it, where it is not the one asked
-/// for: a server given by URL is used as it is (dbcompare changes no server-wide setting on
-/// it), and a variant's own settings may make it so. Every figure is the mode it ran in.
+/// The durability mode a store given by URL ran in, read back from it, where it is not the
+/// one asked for: such a server is used as it is (dbcompare changes no server-wide setting
+/// on it), so every figure is of the mode it was in. (A server dbcompare starts runs in
+/// another mode only by the settings given it with --config or --set, on purpose.)
 fn durability_warning(report: &Report, s: &StoreResult) -> Option<String> {
+    if !s.deployment.as_ref().is_some_and(|d| d.kind == "url") {
+        return None;
+    }
     let found = &s.info.as_ref()?.durability;
     // Several modes: each store runs once per mode, labelled with it.
     let asked = match report.plan.durability.split(',').collect::<Vec<_>>()[..] {
         [one] => one,
         _ => s.store.rsplit_once('@')?.1,
     };
-    if found == asked {
-        return None;
-    }
-    let why = if s.deployment.as_ref().is_some_and(|d| d.kind == "url") {
-        "a server given by URL is used as it is"
-    } else {
-        "its settings made it so"
-    };
-    Some(format!(
-        "it ran {found} where {asked} was asked ({why}): every figure is {found}"
-    ))
+    (found != asked).then(|| {
+        format!(
+            "it ran {found} where {asked} was asked (a server given by URL is used as it is): \
+             every figure is {found}"
+        )
+    })
 }
 
 /// The warnings' heading with their count and each store's: `5 warnings: postgres 3,
