@@ -200,27 +200,29 @@ fn serve(args: &cli::ServerCommandArgs) -> Result<u8> {
         &server::DataDirs::temporary(),
         args.serve.serve(),
     );
+    let interrupted = || {
+        crate::output::errln!("the {kind} server's start was interrupted; nothing is left running");
+        Ok(interrupt::exit_code())
+    };
     let local = match started {
         Ok(local) => local,
         // Its setup was cut short and its directory deleted: an interruption, not a failure.
-        Err(_) if interrupt::requested() => {
-            crate::output::errln!(
-                "the {kind} server's start was interrupted; nothing is left running"
-            );
-            return Ok(interrupt::exit_code());
-        }
+        Err(_) if interrupt::requested() => return interrupted(),
         Err(e) => return Err(e),
     };
-    // Ctrl-C while it started: no URL of a server about to stop.
-    if !interrupt::requested() {
-        // The password is in the URL: it is this server's alone, and goes with it.
-        crate::output::outln!("{}", local.url())?;
-        crate::output::errln!(
-            "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
-            installation.version,
-            local.start_time.as_secs_f64()
-        );
+    // Ctrl-C while it started (its last steps are not cut short): no URL of a server about
+    // to stop, and an interruption's exit.
+    if interrupt::requested() {
+        local.stop()?;
+        return interrupted();
     }
+    // The password is in the URL: it is this server's alone, and goes with it.
+    crate::output::outln!("{}", local.url())?;
+    crate::output::errln!(
+        "{kind} ({}) ready in {:.2} s; Ctrl-C stops it and deletes its directory",
+        installation.version,
+        local.start_time.as_secs_f64()
+    );
     while !interrupt::requested() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }

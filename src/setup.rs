@@ -46,7 +46,14 @@ impl Setup {
         let (local, url, deployment) = match &store.target {
             Target::Unavailable(why) => bail!("{why}"),
             Target::Embedded => (None, None, deployment("embedded", None)),
-            Target::Url(u) => (None, Some(u.clone()), deployment("url", Some(u))),
+            Target::Url(u) => {
+                let mut d = deployment("url", Some(u));
+                // Used as it is: the mode it reports is checked against the one asked for,
+                // unless settings of its own (--config, --set) were given it on purpose.
+                d.durability_asked =
+                    (!variant.has_own_settings()).then(|| durability.name().to_string());
+                (None, Some(u.clone()), d)
+            }
             Target::Local(installation) => {
                 let installation = installation.clone();
                 let dirs = dirs.clone();
@@ -222,5 +229,6 @@ fn deployment(kind: &str, url: Option<&StoreUrl>) -> Deployment {
         server: None,
         start_ms: None,
         data_dir: None,
+        durability_asked: None,
     }
 }

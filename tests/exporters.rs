@@ -113,6 +113,7 @@ fn fixture() -> Report {
         server: None,
         start_ms: None,
         data_dir: None,
+        durability_asked: None,
     });
     ok.initial_size_bytes = Some(24 * 1024);
     ok.final_size_bytes = Some(3_250_586);
@@ -162,6 +163,7 @@ fn fixture() -> Report {
         server: Some("other-server 1.2.3".into()),
         start_ms: Some(81.5),
         data_dir: Some("/tmp/dbcompare-other-x".into()),
+        durability_asked: None,
     });
     failed.initial_size_bytes = Some(18);
     failed.final_size_bytes = Some(1_100_000);

@@ -627,10 +627,27 @@ fn processes_naming(dir: &Path) -> Vec<String> {
 /// said to be an interruption, with no process and no directory left.
 #[test]
 fn ctrl_c_during_a_servers_initialisation_stops_it_and_leaves_nothing() {
-    for kind in ["mysql", "postgres"] {
+    let results = tempfile::tempdir().unwrap();
+    let run = |kind: &str| {
+        // A store with settings of its own is started before the run's first phase.
+        let set = format!("{kind}:max_connections=150");
+        [
+            "run", "--store", kind, "--set", &set, "--sizes", "micro", "--out",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([results.path().display().to_string()])
+        .collect::<Vec<_>>()
+    };
+    let server = |kind: &str| vec!["server".to_string(), kind.to_string()];
+    for (kind, args) in [
+        ("mysql", server("mysql")),
+        ("postgres", server("postgres")),
+        ("postgres", run("postgres")),
+    ] {
         let tmp = tempfile::tempdir().unwrap();
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
-            .args(["server", kind])
+            .args(&args)
             .env("TMPDIR", tmp.path())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
@@ -649,12 +666,19 @@ fn ctrl_c_during_a_servers_initialisation_stops_it_and_leaves_nothing() {
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(130), "{kind}: {stderr}");
-        assert!(
-            stderr.contains(&format!("the {kind} server's start was interrupted")),
-            "{kind}: {stderr}"
-        );
-        assert!(!stderr.contains("error:"), "{kind}: {stderr}");
+        assert_eq!(out.status.code(), Some(130), "{args:?}: {stderr}");
+        if args[0] == "server" {
+            assert!(
+                stderr.contains(&format!("the {kind} server's start was interrupted")),
+                "{kind}: {stderr}"
+            );
+        }
+        assert!(!stderr.contains("error:"), "{args:?}: {stderr}");
+        if args[0] == "run" {
+            let saved = std::fs::read_to_string(results.path().join("run.json")).unwrap();
+            let report = json::parse(&saved).unwrap();
+            assert_eq!(report.stopped_by.as_deref(), Some("Ctrl-C"));
+        }
         assert_eq!(processes_naming(tmp.path()), Vec::<String>::new(), "{kind}");
         assert_eq!(
             common::dirs_in(tmp.path(), kind),
@@ -686,4 +710,18 @@ fn a_url_server_in_another_mode_than_asked_is_a_warning() {
     let info = store(&r.report, "redis").info.as_ref().unwrap();
     assert_eq!(info.durability, "durable");
     assert_never_shown(&r, server.password());
+    // Settings of its own make the mode the user's: no warning.
+    let r = run(&[
+        "--store",
+        "redis",
+        "--url",
+        &url,
+        "--set",
+        "redis:appendfsync=always",
+        "--durability",
+        "relaxed",
+        "--no-floor",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.output);
+    assert!(!r.output.contains("was asked"), "{}", r.output);
 }

@@ -94,10 +94,12 @@ mod tests {
 
     #[test]
     fn another_schema_version_names_both() {
-        let err =
-            parse(r#"{"schema_version": 7, "tool": {"name": "dbcompare", "version": "9.1.0"}}"#)
-                .unwrap_err();
-        assert!(err.contains("schema_version 7"), "{err}");
+        let future = SCHEMA_VERSION + 1;
+        let err = parse(&format!(
+            r#"{{"schema_version": {future}, "tool": {{"name": "dbcompare", "version": "9.1.0"}}}}"#
+        ))
+        .unwrap_err();
+        assert!(err.contains(&format!("schema_version {future}")), "{err}");
         assert!(err.contains("dbcompare 9.1.0"), "{err}");
         assert!(
             err.contains(&format!("schema_version {SCHEMA_VERSION}")),

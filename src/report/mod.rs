@@ -115,18 +115,23 @@ const LOCK_TRIES: usize = 10;
 pub struct OutputLock {
     path: PathBuf,
     _file: fs::File,
-    /// The directory, when this process made it: removed with the lock if nothing was
-    /// written to it (a command refused after `--out` was prepared leaves no empty one).
-    made: Option<PathBuf>,
+    /// The directory and the first of its parents this process made (itself, or one above
+    /// it that `--out a/b` made too): removed with the lock up to that one if nothing was
+    /// written to them (a command refused after `--out` was prepared leaves no empty one).
+    made: Option<(PathBuf, PathBuf)>,
 }
 
 impl Drop for OutputLock {
     fn drop(&mut self) {
         // Removed while still locked, so that no other run locks this file after us.
         let _ = fs::remove_file(&self.path);
-        if let Some(dir) = &self.made {
-            // Fails, and so keeps it, unless it is empty.
-            let _ = fs::remove_dir(dir);
+        if let Some((dir, top)) = &self.made {
+            // Each fails, and so keeps it and those above, unless it is empty.
+            for d in dir.ancestors() {
+                if fs::remove_dir(d).is_err() || d == top {
+                    break;
+                }
+            }
         }
     }
 }
@@ -136,8 +141,8 @@ impl Drop for OutputLock {
 #[derive(Debug, Clone)]
 pub struct OutputDir {
     dir: PathBuf,
-    /// Whether [`OutputDir::prepare`] made it.
-    made: bool,
+    /// The first of the directory and its parents that [`OutputDir::prepare`] made.
+    made: Option<PathBuf>,
 }
 
 impl OutputDir {
@@ -157,7 +162,11 @@ impl OutputDir {
             ))
             .into());
         }
-        let made = !dir.exists();
+        let made = dir
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .last()
+            .map(Path::to_path_buf);
         fs::create_dir_all(dir).map_err(unusable)?;
         if let Some(why) = crate::error::unwritable(dir) {
             return Err(UsageError::new(format!("--out {}: {why}", dir.display())).into());
@@ -226,7 +235,7 @@ impl OutputDir {
             return Ok(OutputLock {
                 path,
                 _file: file,
-                made: self.made.then(|| self.dir.clone()),
+                made: self.made.clone().map(|top| (self.dir.clone(), top)),
             });
         }
         anyhow::bail!(

@@ -22,7 +22,7 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
             let why = s.error.as_deref().unwrap_or("no reason recorded");
             lines.push(format!("{}: {why}", s.status));
         }
-        if let Some(w) = durability_warning(report, s) {
+        if let Some(w) = durability_warning(s) {
             lines.push(w);
         }
         for p in &s.phases {
@@ -76,20 +76,13 @@ pub fn warnings(report: &Report) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// The durability mode a store given by URL ran in, read back from it, where it is not the
-/// one asked for: such a server is used as it is (dbcompare changes no server-wide setting
-/// on it), so every figure is of the mode it was in. (A server dbcompare starts runs in
-/// another mode only by the settings given it with --config or --set, on purpose.)
-fn durability_warning(report: &Report, s: &StoreResult) -> Option<String> {
-    if !s.deployment.as_ref().is_some_and(|d| d.kind == "url") {
-        return None;
-    }
+/// The durability mode a server given by URL ran in, read back from it, where it is not the
+/// one asked for: such a server is used as it is, so every figure is of the mode it was in.
+/// (Asked only of one given no settings of its own: with --config or --set the mode is the
+/// user's to set, as on a server dbcompare starts.)
+fn durability_warning(s: &StoreResult) -> Option<String> {
+    let asked = s.deployment.as_ref()?.durability_asked.as_deref()?;
     let found = &s.info.as_ref()?.durability;
-    // Several modes: each store runs once per mode, labelled with it.
-    let asked = match report.plan.durability.split(',').collect::<Vec<_>>()[..] {
-        [one] => one,
-        _ => s.store.rsplit_once('@')?.1,
-    };
     (found != asked).then(|| {
         format!(
             "it ran {found} where {asked} was asked (a server given by URL is used as it is): \

@@ -74,6 +74,14 @@ pub(super) async fn prepare(plan: &RunPlan, secrets: &[String]) -> Result<Vec<Op
         }
         match start(store, plan).await {
             Ok(p) => prepared.push(Some(p)),
+            // Cut short by Ctrl-C, not refused: the run ends as an interrupted one, every
+            // store not run.
+            Err(_) if interrupt::requested() => {
+                for p in prepared.into_iter().flatten() {
+                    p.setup.stop().await;
+                }
+                return Ok(plan.stores.iter().map(|_| None).collect());
+            }
             Err(e) => {
                 for p in prepared.into_iter().flatten() {
                     p.setup.stop().await;

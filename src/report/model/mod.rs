@@ -35,8 +35,8 @@ pub use store::{Deployment, StoreResult, StoreStatus};
 /// Version of the `run.json` layout. Version 2 added the server's cost, version 3 the
 /// variants' `interleaved` runs, version 4 the stores the build has on request, version 5
 /// each store's client threads, version 6 an open loop's response times per run and what
-/// stopped an interrupted run.
-pub const SCHEMA_VERSION: u32 = 6;
+/// stopped an interrupted run, version 7 the durability mode asked of a server given by URL.
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// The oldest layout still read: the versions since only added fields.
 pub const OLDEST_SCHEMA_READ: u32 = 1;

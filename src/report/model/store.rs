@@ -135,6 +135,11 @@ pub struct Deployment {
     /// Local server: its temporary directory (deleted after the run unless --keep-data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<String>,
+    /// A server given by URL with no settings of its own: the durability mode asked for
+    /// (`durable` or `relaxed`), which the mode it reports (`info.durability`) may not be,
+    /// since such a server is used as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durability_asked: Option<String>,
 }
 
 impl Deployment {
