@@ -345,20 +345,16 @@ impl<S: YcsbStore> Call<'_, S> {
     ) -> Result<(), Problem> {
         let start = self.workload.key_name(start_record);
         let run_error = |e: anyhow::Error| problem("run error", format!("{e:#}"));
-        // What must come back: the records surely present now, with their fields' windows.
+        // What must come back: the records surely present now, in key order, with their
+        // fields' windows.
         let expected = self
             .truth
             .present_from(&start, len as usize)
             .map_err(run_error)?;
-        let mut lowest: std::collections::HashMap<i64, Vec<(u16, u32)>> =
-            std::collections::HashMap::with_capacity(expected.len());
-        for (_, record) in &expected {
-            let windows = self.windows(*record, field)?;
-            lowest.insert(
-                *record,
-                windows.iter().map(|&(f, low, _)| (f, low)).collect(),
-            );
-        }
+        let before = expected
+            .iter()
+            .map(|&(_, record)| self.windows(record, field))
+            .collect::<Result<Vec<_>, _>>()?;
         let t = Instant::now();
         let outcome = self.store.ycsb_scan(&start, len, field).await;
         timed.add(OpKind::Scan, t);
@@ -372,6 +368,14 @@ impl<S: YcsbStore> Call<'_, S> {
         if rows.len() > len as usize {
             return Err(wrong(format!("{} records returned", rows.len())));
         }
+        let missing = |key: &str| {
+            wrong(format!(
+                "{key} is missing ({} records returned)",
+                rows.len()
+            ))
+        };
+        // Walked beside the rows, both in key order: the next expected record.
+        let mut next = 0;
         let mut previous: Option<&str> = None;
         for (key, fields) in &rows {
             if key.as_str() < start.as_str() || previous.is_some_and(|p| key.as_str() <= p) {
@@ -381,32 +385,39 @@ impl<S: YcsbStore> Call<'_, S> {
                 )));
             }
             previous = Some(key);
-            let never = |record| matches!(self.truth.insert_state(record), Ok(Insert::Never));
-            let Some(record) = self.truth.record_of(key).filter(|&r| !never(r)) else {
-                return Err(wrong(format!("{key} was never inserted")));
+            // A record surely present before the scan, ordered before one returned, must
+            // have come back.
+            if let Some((passed, _)) = expected.get(next).filter(|(e, _)| e < key) {
+                return Err(missing(passed));
+            }
+            let inserted_during;
+            let (record, windows) = match expected.get(next) {
+                Some((e, record)) if e == key => {
+                    next += 1;
+                    (*record, &before[next - 1])
+                }
+                _ => {
+                    // Inserted during the scan: any version since the load.
+                    let never =
+                        |record| matches!(self.truth.insert_state(record), Ok(Insert::Never));
+                    let Some(record) = self.truth.record_of(key).filter(|&r| !never(r)) else {
+                        return Err(wrong(format!("{key} was never inserted")));
+                    };
+                    inserted_during = self
+                        .windows(record, field)?
+                        .into_iter()
+                        .map(|(f, _, high)| (f, 0, high))
+                        .collect::<Vec<_>>();
+                    (record, &inserted_during)
+                }
             };
-            // Records inserted during the scan: any version since the load.
-            let lows = lowest.get(&record);
-            let mut windows = Vec::new();
-            for (i, (f, _, high)) in self.windows(record, field)?.into_iter().enumerate() {
-                let low = lows.map_or(0, |l| l[i].1);
-                windows.push((f, low, high));
-            }
-            self.check_fields(record, key, field, fields, &windows)?;
+            self.check_fields(record, key, field, fields, windows)?;
         }
-        // Every record surely present before the scan, up to the last one returned (or all
-        // of them when fewer came back than asked), must be there.
-        let returned: std::collections::HashSet<&str> =
-            rows.iter().map(|(k, _)| k.as_str()).collect();
-        let short = rows.len() < len as usize;
-        for (key, _) in &expected {
-            let covered = short || previous.is_some_and(|last| key.as_str() <= last);
-            if covered && !returned.contains(key.as_str()) {
-                return Err(wrong(format!(
-                    "{key} is missing ({} records returned)",
-                    rows.len()
-                )));
-            }
+        // Fewer came back than asked: every record surely present must have.
+        if rows.len() < len as usize
+            && let Some((key, _)) = expected.get(next)
+        {
+            return Err(missing(key));
         }
         Ok(())
     }
