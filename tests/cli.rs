@@ -372,3 +372,33 @@ fn server_refuses_a_tls_redis_cluster_as_run_does() {
             ));
     }
 }
+
+/// A store's own flag where no store of the run uses it would be dropped without a word:
+/// refused, as `--url`, `--config` and `--set` for a store not in the run are.
+#[test]
+fn a_stores_own_flag_without_that_store_is_refused() {
+    for (args, flag) in [
+        (
+            &["--store", "redis", "--sqlite-path", "/tmp/x.db"][..],
+            "--sqlite-path",
+        ),
+        (&["--store", "sqlite", "--tls"][..], "--tls"),
+        (
+            &["--store", "sqlite", "--redis-cluster-masters", "5"][..],
+            "--redis-cluster-masters",
+        ),
+        (
+            &["--store", "sqlite", "--mongodb-transactions", "never"][..],
+            "--mongodb-transactions",
+        ),
+        (
+            &["--store", "sqlite", "--couchbase-query"][..],
+            "--couchbase-query",
+        ),
+    ] {
+        refused(
+            args,
+            &format!("{flag}: no store of this run uses it (it is for "),
+        );
+    }
+}

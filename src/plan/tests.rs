@@ -294,32 +294,6 @@ fn a_sqlite_path_that_cannot_be_a_file_is_refused_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path().to_str().unwrap();
     assert!(refused(dir).ends_with(": a directory; give a file in it"));
-    // Where SQLite does not run, the flag would be dropped without a word: refused, as
-    // every store's own flag is where no store of the run uses it.
-    for argv in [
-        &["--store", "redis", "--sqlite-path", "/nonexistent/x.db"][..],
-        &["--store", "sqlite", "--tls"][..],
-        &["--store", "sqlite", "--redis-cluster-masters", "5"][..],
-        &["--store", "sqlite", "--mongodb-transactions", "never"][..],
-        &["--store", "sqlite", "--couchbase-query"][..],
-    ] {
-        let e = RunPlan::resolve(&args(argv), &no_env, &installed)
-            .map(|_| ())
-            .unwrap_err();
-        assert!(
-            e.0.contains(": no store of this run uses it (it is for "),
-            "{e}"
-        );
-    }
-    // Where one store of the run uses it, it stands.
-    assert!(
-        RunPlan::resolve(
-            &args(&["--store", "sqlite,redis", "--tls"]),
-            &no_env,
-            &installed
-        )
-        .is_ok()
-    );
     let file = format!("{dir}/db.sqlite");
     assert!(
         RunPlan::resolve(

@@ -32,6 +32,7 @@ use crate::workload::record::Size;
 use crate::workload::share::Share;
 use crate::workload::ycsb::{Op, OpKind, Workload};
 
+mod call;
 mod ops;
 mod shared;
 pub mod truth;
