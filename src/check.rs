@@ -89,6 +89,8 @@ pub fn run(args: &CheckArgs) -> Result<u8> {
     let (named, selected) = plan::select(&args.stores, &args.durability)?;
     let urls = plan::resolve_urls(&args.server, &plan::system_env)?;
     let stores = plan::plan_stores(selected, &args.server, &urls, &server::find)?;
+    let kinds: Vec<StoreKind> = stores.iter().map(|s| s.id.kind).collect();
+    plan::store_flags(&args.options, &args.server.serve, &kinds)?;
     let secrets: Vec<String> = urls
         .values()
         .filter_map(|u| u.password().map(str::to_string))

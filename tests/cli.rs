@@ -398,7 +398,15 @@ fn a_stores_own_flag_without_that_store_is_refused() {
     ] {
         refused(
             args,
-            &format!("{flag}: no store of this run uses it (it is for "),
+            &format!("{flag}: none of the stores given uses it (it is for "),
         );
     }
+    // `check` takes them as `run` does.
+    dbcompare()
+        .args(["check", "--store", "sqlite", "--tls"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--tls: none of the stores given uses it",
+        ));
 }

@@ -3,8 +3,8 @@
 //! whose results then said sizes and a concurrency it never ran). A flag left at its
 //! default passes on every suite.
 
-use crate::catalog::{StoreKind, Transactions};
-use crate::cli::{RunArgs, Suite};
+use crate::catalog::{StoreKind, StoreOptions, Transactions};
+use crate::cli::{RunArgs, ServeArgs, Suite};
 use crate::error::UsageError;
 use crate::workload::levels::Concurrency;
 
@@ -66,9 +66,12 @@ pub(super) fn suite_flags(args: &RunArgs) -> Result<(), UsageError> {
 /// Refuses the first store's own flag given away from its default when no store of the run
 /// (`kinds`) uses it, as `--url`, `--config` and `--set` for a store not in the run are: a
 /// `--sqlite-path` on a Redis run would otherwise be dropped without a word.
-pub(super) fn store_flags(args: &RunArgs, kinds: &[StoreKind]) -> Result<(), UsageError> {
+pub fn store_flags(
+    options: &StoreOptions,
+    serve: &ServeArgs,
+    kinds: &[StoreKind],
+) -> Result<(), UsageError> {
     use StoreKind::{Couchbase, Mongodb, Mysql, Postgres, Redis, RedisCluster, Sqlite};
-    let (options, serve) = (&args.options, &args.server.serve);
     let given: [(&str, bool, &[StoreKind]); 5] = [
         ("--sqlite-path", options.sqlite_path.is_some(), &[Sqlite]),
         ("--couchbase-query", options.couchbase_query, &[Couchbase]),
@@ -88,7 +91,7 @@ pub(super) fn store_flags(args: &RunArgs, kinds: &[StoreKind]) -> Result<(), Usa
         if given && !kinds.iter().any(|k| users.contains(k)) {
             let users: Vec<&str> = users.iter().map(|k| k.name()).collect();
             return Err(UsageError::new(format!(
-                "{flag}: no store of this run uses it (it is for {})",
+                "{flag}: none of the stores given uses it (it is for {})",
                 users.join(", ")
             )));
         }

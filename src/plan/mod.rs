@@ -21,6 +21,7 @@ use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::ycsb::Workload;
 
 mod flags;
+pub use flags::store_flags;
 mod targets;
 mod variants;
 mod ycsb;
@@ -109,7 +110,7 @@ impl RunPlan {
         let urls = resolve_urls(&args.server, env)?;
         let stores = plan_stores(selected, &args.server, &urls, locate)?;
         let kinds: Vec<StoreKind> = stores.iter().map(|s| s.id.kind).collect();
-        flags::store_flags(args, &kinds)?;
+        flags::store_flags(&args.options, &args.server.serve, &kinds)?;
         // Whether a store keeps its data on this machine: a throw-away server's directory,
         // SQLite's file.
         let local = stores

@@ -64,11 +64,15 @@ pub fn run_facts(report: &Report) -> Vec<String> {
         p.durability,
         p.warmup_runs,
         p.runs,
-        p.concurrency
-            .iter()
-            .map(Concurrency::to_string)
-            .collect::<Vec<_>>()
-            .join(","),
+        if p.suite == Suite::Driver {
+            "each test's own".to_string()
+        } else {
+            p.concurrency
+                .iter()
+                .map(Concurrency::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        },
         p.rate.map_or_else(String::new, |r| format!(
             ", open loop at {r:.0} operations/s"
         )),
