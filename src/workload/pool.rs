@@ -49,6 +49,18 @@ impl PoolSizes {
     };
 }
 
+/// The columns of `benchmark_data` in the order of [`BenchRow`]'s fields, as a literal for
+/// `concat!` (the SQL stores' statements, built once).
+macro_rules! pool_columns {
+    () => {
+        "id, user_id, username, email, created_at, updated_at, score, is_active, data"
+    };
+}
+pub(crate) use pool_columns;
+
+/// The columns of `benchmark_data`, as a constant.
+pub const POOL_COLUMNS: &str = pool_columns!();
+
 /// One row of `benchmark_data`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BenchRow {

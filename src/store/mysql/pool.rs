@@ -9,7 +9,7 @@ use mysql_async::{Conn, Row, TxOpts, Value};
 use super::MysqlStore;
 use super::client::MysqlAsync;
 use crate::store::PoolStore;
-use crate::workload::pool::{BenchRow, PoolTest};
+use crate::workload::pool::{BenchRow, POOL_COLUMNS, PoolTest};
 
 /// The pool suite's tables: the asyncmy seed's schema.
 const POOL_SCHEMA: [&str; 4] = [
@@ -32,16 +32,10 @@ const POOL_SCHEMA: [&str; 4] = [
     "ANALYZE TABLE benchmark_data",
 ];
 
-macro_rules! pool_columns {
-    () => {
-        "id, user_id, username, email, created_at, updated_at, score, is_active, data"
-    };
-}
-const POOL_COLUMNS: &str = pool_columns!();
 /// The Connection Pool's point query, built once.
 const POINT_SQL: &str = concat!(
     "SELECT ",
-    pool_columns!(),
+    crate::workload::pool::pool_columns!(),
     " FROM benchmark_data WHERE id = ?"
 );
 

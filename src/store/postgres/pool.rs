@@ -7,7 +7,7 @@ use tokio_postgres::Client;
 use super::PostgresStore;
 use super::client::TokioPostgres;
 use crate::store::PoolStore;
-use crate::workload::pool::{BenchRow, PoolTest};
+use crate::workload::pool::{BenchRow, POOL_COLUMNS, PoolTest};
 
 /// The pool suite's tables (the asyncmy seed's schema in PostgreSQL types).
 const POOL_SCHEMA: &str = "
@@ -28,16 +28,10 @@ const POOL_SCHEMA: &str = "
     CREATE TABLE benchmark_batch (LIKE benchmark_data INCLUDING ALL);
 ";
 
-macro_rules! pool_columns {
-    () => {
-        "id, user_id, username, email, created_at, updated_at, score, is_active, data"
-    };
-}
-const POOL_COLUMNS: &str = pool_columns!();
 /// The Connection Pool's point query, built once.
 const POINT_SQL: &str = concat!(
     "SELECT ",
-    pool_columns!(),
+    crate::workload::pool::pool_columns!(),
     " FROM benchmark_data WHERE id = $1"
 );
 
