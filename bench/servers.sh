@@ -97,8 +97,10 @@ callgrind_search() { # $1 = build, $2 = store, $3 = URL (empty for SQLite), $4 =
 
 ycsb_figures() { # $1 = store, $2 = URL, $3 = concurrency, $4 = event loops, $5 = YCSB
   # workload: prints "dbcompare OPS/S CPU-US/OP" of the workload's whole run (10,000
-  # records, 50,000 operations, after one warm-up run) on that server
-  "$bin" run --suite ycsb --workload "$5" --store "$1" --url "$1=$2" \
+  # records, 50,000 operations, after one warm-up run) on that server (SQLite: none)
+  local where=()
+  [ -n "$2" ] && where=(--url "$1=$2")
+  "$bin" run --suite ycsb --workload "$5" --store "$1" "${where[@]}" \
     -p recordcount=10000 -p operationcount=50000 \
     --concurrency "$3" --client-threads "$4" \
     --durability relaxed --warmup-runs 1 --runs 1 --quiet --out "$work/ours" > /dev/null

@@ -17,6 +17,7 @@ use crate::suite::driver::DriverPlan;
 use crate::suite::pool::{PoolPlan, SEED_LEVEL};
 use crate::suite::rendezvous::Rendezvous;
 use crate::suite::ycsb::YcsbPlan;
+use crate::workload::driver::DriverTest;
 use crate::workload::levels::{Concurrency, Repetitions};
 use crate::workload::ycsb::Workload;
 
@@ -243,6 +244,9 @@ impl RunPlan {
                 tasks - ops
             )));
         }
+        if args.suite == Suite::Driver {
+            driver_scale_fits(args.scale)?;
+        }
         let rendezvous = match (args.client, args.start_at) {
             (Some(share), Some(start_at)) => {
                 if !named {
@@ -447,6 +451,31 @@ fn data_dirs(args: &RunArgs, local: bool) -> Result<DataDirs, UsageError> {
         under,
         keep: args.keep_data,
     })
+}
+
+/// Refuses a `--scale` at which a concurrent driver test has fewer iterations than
+/// connections, as the other suites refuse more tasks than operations: the connections
+/// left without one would be measured doing nothing.
+fn driver_scale_fits(scale: f64) -> Result<(), UsageError> {
+    let plan = DriverPlan {
+        scale,
+        repetitions: Repetitions::ONCE,
+    };
+    let short = DriverTest::all()
+        .into_iter()
+        .map(|t| (t, plan.iterations(t), t.concurrency().tasks() as u64))
+        .filter(|(_, iterations, tasks)| iterations < tasks)
+        .max_by_key(|(_, _, tasks)| *tasks);
+    match short {
+        None => Ok(()),
+        Some((test, iterations, tasks)) => Err(UsageError::new(format!(
+            "--scale {scale}: {} would run {iterations} iterations on {tasks} connections, so \
+             {} would make none (at least --scale {})",
+            test.name(),
+            tasks - iterations,
+            tasks as f64 / test.seed_iterations() as f64
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -338,6 +338,17 @@ fn more_tasks_than_a_phase_has_operations_is_refused() {
         ])
         .contains("workload a's 10 operations"),
     );
+    // A driver test at concurrency 16 needs 16 iterations: --scale 0.00003 gives it 15.
+    let driver = |scale: &str| {
+        let argv = ["--store", "redis", "--suite", "driver", "--scale", scale];
+        RunPlan::resolve(&args(&argv), &no_env, &installed).map(|_| ())
+    };
+    assert_eq!(
+        driver("0.00003").unwrap_err().0,
+        "--scale 0.00003: PreparedQueryConcurrent16 would run 15 iterations on 16 connections, \
+         so 1 would make none (at least --scale 0.000032)"
+    );
+    assert!(driver("0.000032").is_ok());
     // The load runs at the first level only.
     let load = |levels: &str| {
         RunPlan::resolve(
