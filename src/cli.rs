@@ -182,6 +182,7 @@ pub struct ServerCommandArgs {
     #[arg(value_parser = parse_server_store)]
     pub store: StoreSelector,
 
+    /// Whether the server acknowledges a commit before or after it is on disk.
     #[arg(long, value_enum, ignore_case = true, default_value_t)]
     pub durability: Durability,
 

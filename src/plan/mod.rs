@@ -473,7 +473,8 @@ fn driver_scale_fits(scale: f64) -> Result<(), UsageError> {
              {} would make none (at least --scale {})",
             test.name(),
             tasks - iterations,
-            tasks as f64 / test.seed_iterations() as f64
+            // Iterations are rounded: half an iteration short still makes one.
+            (tasks as f64 - 0.5) / test.seed_iterations() as f64
         ))),
     }
 }

@@ -346,9 +346,9 @@ fn more_tasks_than_a_phase_has_operations_is_refused() {
     assert_eq!(
         driver("0.00003").unwrap_err().0,
         "--scale 0.00003: PreparedQueryConcurrent16 would run 15 iterations on 16 connections, \
-         so 1 would make none (at least --scale 0.000032)"
+         so 1 would make none (at least --scale 0.000031)"
     );
-    assert!(driver("0.000032").is_ok());
+    assert!(driver("0.000031").is_ok());
     // The load runs at the first level only.
     let load = |levels: &str| {
         RunPlan::resolve(
