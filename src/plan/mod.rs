@@ -461,22 +461,29 @@ fn driver_scale_fits(scale: f64) -> Result<(), UsageError> {
         scale,
         repetitions: Repetitions::ONCE,
     };
-    let short = DriverTest::all()
+    let short: Vec<_> = DriverTest::all()
         .into_iter()
         .map(|t| (t, plan.iterations(t), t.concurrency().tasks() as u64))
         .filter(|(_, iterations, tasks)| iterations < tasks)
-        .max_by_key(|(_, _, tasks)| *tasks);
-    match short {
-        None => Ok(()),
-        Some((test, iterations, tasks)) => Err(UsageError::new(format!(
-            "--scale {scale}: {} would run {iterations} iterations on {tasks} connections, so \
-             {} would make none (at least --scale {})",
-            test.name(),
-            tasks - iterations,
-            // Iterations are rounded: half an iteration short still makes one.
-            (tasks as f64 - 0.5) / test.seed_iterations() as f64
-        ))),
-    }
+        .collect();
+    // The tests at the most connections need the most iterations.
+    let Some(&(test, iterations, tasks)) = short.iter().max_by_key(|(_, _, tasks)| *tasks) else {
+        return Ok(());
+    };
+    let names: Vec<String> = short
+        .iter()
+        .filter(|(_, _, t)| *t == tasks)
+        .map(|(t, _, _)| t.name())
+        .collect();
+    Err(UsageError::new(format!(
+        "--scale {scale}: {} would {}run {iterations} iterations on {tasks} connections, so \
+         {} would make none (at least --scale {})",
+        names.join(" and "),
+        if names.len() > 1 { "each " } else { "" },
+        tasks - iterations,
+        // Iterations are rounded: half an iteration short still makes one.
+        (tasks as f64 - 0.5) / test.seed_iterations() as f64
+    )))
 }
 
 #[cfg(test)]

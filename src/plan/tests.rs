@@ -345,8 +345,8 @@ fn more_tasks_than_a_phase_has_operations_is_refused() {
     };
     assert_eq!(
         driver("0.00003").unwrap_err().0,
-        "--scale 0.00003: PreparedQueryConcurrent16 would run 15 iterations on 16 connections, \
-         so 1 would make none (at least --scale 0.000031)"
+        "--scale 0.00003: PreparedExecConcurrent16 and PreparedQueryConcurrent16 would each run \
+         15 iterations on 16 connections, so 1 would make none (at least --scale 0.000031)"
     );
     assert!(driver("0.000031").is_ok());
     // The load runs at the first level only.
