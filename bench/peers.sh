@@ -194,6 +194,14 @@ theirs() { # $1 = store (or pool), $2 = repetition
     .tools/venv/bin/python bench/asyncmy_pool.py "$my_url" 5 > "$work/asyncmy-$2.json"
   fi
 }
+# The VM's steal time, each second of the repetitions (printed under the table's title): on a
+# shared machine, what the hypervisor took is part of the spread.
+vmstat_pid=
+if command -v vmstat > /dev/null; then
+  stdbuf -oL vmstat -n 1 > "$work/vmstat" &
+  vmstat_pid=$!
+  pids+=("$vmstat_pid")
+fi
 for rep in $(seq 1 "$runs"); do
   echo "repetition $rep of $runs" >&2
   for what in $stores; do
@@ -201,6 +209,7 @@ for rep in $(seq 1 "$runs"); do
     else theirs "$what" "$rep"; ours "$what" "$rep"; fi
   done
 done
+[ -z "$vmstat_pid" ] || kill "$vmstat_pid"
 
 python3 - "$work" "$runs" "$client_threads" "$stores" "$cores" <<'PY'
 import json, os, statistics, sys
@@ -273,6 +282,20 @@ m = first["machine"]
 print(f"dbcompare beside the native tools, {first['finished_at'][:10]}, {m['cpu_model']}, {m['cores']} cores,"
       f" {runs} alternated repetitions, client threads at concurrency 8: "
       + ", ".join(f"{s} {threads_of(s, 8)}" for s in ("redis", "postgres", "mysql") if s in stores))
+def steal():
+    # vmstat's "st" column, a line a second after its two header lines.
+    try:
+        lines = [l.split() for l in open(f"{work}/vmstat")]
+    except OSError:
+        return None
+    column = next((l.index("st") for l in lines if "st" in l), None)
+    seconds = [int(l[column]) for l in lines if column is not None and len(l) > column and l[column].isdigit()][1:]
+    if not seconds:
+        return None
+    return (f"steal (vmstat, each second): above 0% in {sum(s > 0 for s in seconds):,} of {len(seconds):,}"
+            f" seconds, at most {max(seconds)}%")
+if steal():
+    print(steal())
 print(f"{'workload':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 tools = [t for t in [("redis", "redis-benchmark GET -P 1", "redis"),
                      ("postgres", "pgbench -S -M prepared", "pg"),
