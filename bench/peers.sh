@@ -27,7 +27,8 @@
 # concurrency for PostgreSQL and MySQL, one loop for Redis), STORES (which rows, a
 # space-separated list of redis, postgres, mysql and pool; all by default), BIN (a dbcompare
 # binary to measure instead of this checkout's release build; a path from the repository's
-# root).
+# root), RECORD (a CSV file, also from the repository's root, to which each row's
+# per-repetition ratios are appended, for bench/peers-pool.py to judge several runs together).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${SECONDS_PER_RUN:-5}
@@ -211,9 +212,10 @@ for rep in $(seq 1 "$runs"); do
 done
 [ -z "$vmstat_pid" ] || kill "$vmstat_pid"
 
-python3 - "$work" "$runs" "$client_threads" "$stores" "$cores" <<'PY'
-import json, os, statistics, sys
-work, runs, threads, stores, cores = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(), int(sys.argv[5])
+python3 - "$work" "$runs" "$client_threads" "$stores" "$cores" "${RECORD:-}" <<'PY'
+import csv, json, os, statistics, sys
+work, runs, threads, stores, cores, record = (sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(),
+                                              int(sys.argv[5]), sys.argv[6])
 def threads_of(store, c):
     most = int(threads) if threads else (1 if store == "redis" else cores)
     return min(c, most)
@@ -266,8 +268,13 @@ def checked(rep):
 # The targets, judged on the median of the per-repetition ratios: (what, its ratio, the
 # target, whether it is met).
 targets = []
+# Every row's per-repetition ratios, for RECORD: (table, row, concurrency, target, ratios).
+kept = []
+table = "rate"
 def row(label, conc, ours, theirs, fmt, target=None):
     ratios = [o / t for o, t in zip(ours, theirs)]
+    kept.append((table, label.removesuffix(" (ops/s)").removesuffix(" (s)"), conc,
+                 f"{'>' if target[2] else '>='}{target[1]}" if target else "", ratios))
     print(f"{label:56} {conc:>4} {fmt(statistics.median(ours)):>10} {fmt(statistics.median(theirs)):>10}"
           f" {statistics.median(ratios):>6.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
     if target:
@@ -327,6 +334,7 @@ for test in ("LargeResultSet", "ConnectionPool") if "pool" in stores else ():
               f" a run, {min(after):.1f}-{max(after):.1f})")
 print("ratio: dbcompare's throughput over the tool's, per repetition (above 1: dbcompare is faster)")
 print()
+table = "client CPU"
 print(f"{'client CPU per operation (us)':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 for store, tool, name in tools:
     for c in (1, 8):
@@ -343,6 +351,7 @@ print("ratio: the tool's client CPU per operation over dbcompare's (above 1: dbc
 print()
 # No target: where a rate falls short while the client spends less, whether the server spent
 # more per operation on dbcompare's side (on 2 cores, at concurrency 8 both share them).
+table = "server CPU"
 print(f"{'server CPU per operation (us)':56} {'conc':>4} {'dbcompare':>10} {'native':>10} {'ratio (min-max)':>17}")
 for store, tool, name in tools:
     for c in (1, 8):
@@ -354,4 +363,15 @@ print()
 missed = [f"{what} {ratio:.3f} (target: {want})" for what, ratio, want, met in targets if not met]
 print(f"targets met: {len(targets) - len(missed)} of {len(targets)}"
       + (f"; missed: {', '.join(missed)}" if missed else ""))
+if record:
+    # One line per row and repetition, the run named by when its first dbcompare run finished.
+    fresh = not os.path.exists(record) or os.path.getsize(record) == 0
+    with open(record, "a", newline="") as f:
+        out = csv.writer(f)
+        if fresh:
+            out.writerow(["run", "machine", "table", "row", "concurrency", "target", "repetition", "ratio"])
+        for what, label, conc, want, ratios in kept:
+            for rep, ratio in enumerate(ratios, 1):
+                out.writerow([first["finished_at"], f"{m['cpu_model']}, {m['cores']} cores", what, label, conc,
+                              want, rep, f"{ratio:.4f}"])
 PY

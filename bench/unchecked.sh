@@ -11,7 +11,8 @@
 # (min-max) of the per-repetition ratios to the build as it is, and the microseconds per
 # search each saves.
 # Settings: RUNS (6), STORES (a space-separated list of redis, postgres and mysql; all),
-# CONCURRENCY (1).
+# CONCURRENCY (1; the event loops are dbcompare's default, as in bench/peers.sh: one for
+# Redis, a loop per core up to the concurrency for PostgreSQL and MySQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-6}
@@ -35,13 +36,15 @@ for store in $stores; do
   start "$store"
   url=$(cat "$work/$store.url")
   modes=(0 1 2)
+  loops=1
+  [ "$store" = redis ] || loops=$((concurrency < $(nproc) ? concurrency : $(nproc)))
   for rep in $(seq 1 "$runs"); do
     echo "$store: repetition $rep of $runs" >&2
     k=$(((rep - 1) % 3))
     order=("${modes[@]:k}" "${modes[@]:0:k}")
     [ $((rep % 2)) -eq 0 ] && order=("${order[2]}" "${order[1]}" "${order[0]}")
     for mode in "${order[@]}"; do
-      echo "$store $mode $(DBCOMPARE_TRIAL=$mode search_figures "$store" "$url" "$concurrency" 1)"
+      echo "$store $mode $(DBCOMPARE_TRIAL=$mode search_figures "$store" "$url" "$concurrency" "$loops")"
     done
   done
 done > "$work/all"
