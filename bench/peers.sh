@@ -120,8 +120,11 @@ timed() { # $1 = output file, $2 = the store whose server it runs on, then the c
 # the concurrency (the summary checks that each run.json recorded as many); sysbench needs
 # a thread per connection.
 loops() { # $1 = store, $2 = concurrency
-  local most=${client_threads:-$([ "$1" = redis ] && echo 1 || echo "$cores")}
-  echo $(($2 < most ? $2 : most))
+  if [ -n "$client_threads" ]; then
+    echo $(($2 < client_threads ? $2 : client_threads))
+  else
+    default_loops "$1" "$2"
+  fi
 }
 # dbcompare's --client-threads, when CLIENT_THREADS is set.
 given_threads=()

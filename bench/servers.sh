@@ -55,6 +55,13 @@ assert s["status"] == "ok", s.get("error")
 print(next(p["ops_per_s"] for p in s["phases"] if p["kind"] == "search"))' "$1"
 }
 
+default_loops() { # $1 = store, $2 = concurrency: dbcompare's default client event loops
+  # (one for Redis; a loop per core, up to the concurrency, for the others)
+  local most=1
+  [ "$1" = redis ] || most=$(nproc)
+  echo $(($2 < most ? $2 : most))
+}
+
 search_figures() { # $1 = store, $2 = URL (empty for SQLite), $3 = concurrency, $4 = event loops: prints
   # "dbcompare OPS/S CPU-US/OP SERVER-CPU-US/OP" of the classic SEARCH small phase (10 searches
   # per record, after one warm-up run) on that server (the server's figure "-" where unread)

@@ -36,8 +36,7 @@ for store in $stores; do
   start "$store"
   url=$(cat "$work/$store.url")
   modes=(0 1 2)
-  loops=1
-  [ "$store" = redis ] || loops=$((concurrency < $(nproc) ? concurrency : $(nproc)))
+  loops=$(default_loops "$store" "$concurrency")
   for rep in $(seq 1 "$runs"); do
     echo "$store: repetition $rep of $runs" >&2
     k=$(((rep - 1) % 3))
