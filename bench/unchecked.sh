@@ -8,8 +8,8 @@
 # run the classic SEARCH small phase (10 searches per record, after one warm-up run) on one
 # throw-away server per store, one after another, the order turned every repetition; the
 # script prints each mode's median searches/s and client CPU per search, the medians
-# (min-max) of the per-repetition ratios to the build as it is, and the microseconds per
-# search each saves.
+# (min-max) of the per-repetition ratios to the build as it is, the microseconds per search
+# each saves, and in how many repetitions it spent less CPU than the build as it is.
 # Settings: RUNS (6), STORES (a space-separated list of redis, postgres and mysql; all),
 # CONCURRENCY (1; the event loops are dbcompare's default, as in bench/peers.sh: one for
 # Redis, a loop per core up to the concurrency for PostgreSQL and MySQL).
@@ -60,7 +60,7 @@ names = {0: "as built", 1: "answers not checked", 2: "nor timed"}
 print(f"What checking and measuring cost a search: {cores} cores, {cpu}, {datetime.date.today()}, "
       f"concurrency {concurrency}, {runs} repetitions")
 print(f"{'store':9} {'mode':20} {'searches/s':>10} {'CPU us':>7}  {'rate/as built':>17}  "
-      f"{'as built CPU/CPU':>17}  {'CPU saved us':>12}  {'time saved us':>13}")
+      f"{'as built CPU/CPU':>17}  {'CPU saved us':>12}  {'less CPU in':>11}  {'time saved us':>13}")
 def spread(xs):
     return f"{statistics.median(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
 for store, modes in figures.items():
@@ -74,8 +74,10 @@ for store, modes in figures.items():
         print(f"{store:9} {names[mode]:20} {statistics.median(o[0] for o in own):>10.0f} "
               f"{statistics.median(o[1] for o in own):>7.2f}  {spread(rate):>17}  "
               f"{spread(cpu_ratio):>17}  {statistics.median(cpu_saved):>12.2f}  "
+              f"{sum(x > 0 for x in cpu_saved):>4} of {len(cpu_saved):<3}  "
               f"{statistics.median(time_saved):>13.2f}")
 print("ratios and savings per repetition, against the build as it is in the same repetition "
-      "(above 1 / above 0: the mode is faster); searches/s and CPU us: each mode's own medians, "
-      "not paired")
+      "(above 1 / above 0: the mode is faster); less CPU in: the repetitions in which the mode "
+      "spent less than the build as it is; searches/s and CPU us: each mode's own medians, not "
+      "paired")
 PY
