@@ -196,13 +196,18 @@ fn failing_installation(dir: &Path) -> Installation {
 
 #[test]
 fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
-    let before = redis_dirs();
     let scratch = tempfile::tempdir().unwrap();
+    // Its own directory for the server's: other tests start servers at the same time.
+    let under = tempfile::tempdir().unwrap();
+    let dirs = server::DataDirs {
+        under: under.path().to_path_buf(),
+        keep: false,
+    };
     let error = server::start(
         StoreKind::Redis,
         &failing_installation(scratch.path()),
         Durability::Durable,
-        &server::DataDirs::temporary(),
+        &dirs,
         server::Serve::default(),
     )
     .err()
@@ -213,10 +218,7 @@ fn a_server_that_fails_to_start_shows_its_log_and_leaves_nothing() {
         message.contains("FATAL CONFIG FILE ERROR (fake)"),
         "{message}"
     );
-    let leftovers: Vec<_> = redis_dirs()
-        .into_iter()
-        .filter(|d| !before.contains(d))
-        .collect();
+    let leftovers = common::dirs_in(under.path(), "redis");
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -229,7 +231,7 @@ fn redis_dirs() -> Vec<std::path::PathBuf> {
 /// the results say which signal stopped the run, and the store whose turn never came is in
 /// them, skipped.
 fn interrupt_a_local_server_run(signal: i32, signals: usize) {
-    let before = redis_dirs();
+    let tmp = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let args = [
         "--verbose",
@@ -240,13 +242,14 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
         "--out",
     ]
     .map(OsStr::new);
-    let (mut child, lines) = common::spawn_until(
+    let (mut child, lines) = common::spawn_until_in(
+        tmp.path(),
         args.into_iter().chain([out.path().as_os_str()]),
         "initial database size",
     );
-    let server_dir = redis_dirs()
+    let server_dir = common::dirs_in(tmp.path(), "redis")
         .into_iter()
-        .find(|d| !before.contains(d) && common::processes_in(d).len() == 1)
+        .find(|d| common::processes_in(d).len() == 1)
         .expect("the running server's directory");
     for _ in 0..signals {
         // SAFETY: signalling our own child.
@@ -255,9 +258,13 @@ fn interrupt_a_local_server_run(signal: i32, signals: usize) {
     }
     let _rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert_eq!(child.wait().unwrap().code(), Some(128 + signal));
+    let survivors: Vec<String> = common::processes_in(&server_dir)
+        .into_iter()
+        .map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default())
+        .collect();
     assert!(
-        common::processes_in(&server_dir).is_empty(),
-        "the server survived"
+        survivors.is_empty(),
+        "after {signals} signal(s) {signal}, the server survived: {survivors:?}"
     );
     assert!(!server_dir.exists(), "{} survived", server_dir.display());
     if signals == 1 {

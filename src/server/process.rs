@@ -60,6 +60,23 @@ pub fn process_alive(pid: i32) -> bool {
     exists && !zombie
 }
 
+/// Whether a running process (not a zombie) is left in process group `pgid`.
+pub(super) fn group_alive(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        // After the parenthesised command name: state, parent's pid, process group.
+        let mut fields = stat
+            .rsplit_once(')')
+            .map_or("", |(_, r)| r)
+            .split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        state != "Z" && state != "X" && fields.nth(1) == Some(pgid.to_string().as_str())
+    })
+}
+
 /// Waits until `pid` has exited, up to `timeout`; whether it did.
 pub(super) fn wait_for_exit(pid: i32, timeout: Duration) -> bool {
     let deadline = Instant::now() + timeout;
@@ -216,6 +233,12 @@ pub(super) fn run_setup_within(mut command: Command, what: &str, limit: Duration
             // SAFETY: kill(2) on the process group of the child we started (its pid).
             unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
             let _ = child.wait();
+            // Its children (mariadbd under the install script) die on their own time: a
+            // big process takes a moment to unmap its memory.
+            let gone = Instant::now() + Duration::from_secs(10);
+            while group_alive(child.id() as i32) && Instant::now() < gone {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             break None;
         }
         std::thread::sleep(Duration::from_millis(20));

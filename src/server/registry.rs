@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::process::{group_alive, process_alive};
 
 /// What the registry needs to kill a server and delete its directory without its owner.
 struct Registered {
@@ -13,6 +16,9 @@ struct Registered {
     group: bool,
     dir: Option<PathBuf>,
 }
+
+/// How long [`kill_all`] waits for its killed servers to be gone.
+const KILLED_EXIT: Duration = Duration::from_secs(5);
 
 static REGISTRY: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -46,10 +52,22 @@ pub(super) fn untrack(id: u64) {
 /// destructors; a normal run stops its servers by dropping them.
 pub fn kill_all() {
     let servers = std::mem::take(&mut *REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
-    for s in servers {
+    // The whole group where the server leads one: a cluster's nodes, and what a server
+    // forked (Redis's background save outlives its killed parent).
+    // SAFETY: getpgid(2) on a pid we started; a stale pid only gets ESRCH.
+    let leads = |s: &Registered| s.group || unsafe { libc::getpgid(s.pid) } == s.pid;
+    for s in &servers {
         // SAFETY: kill(2) with a pid we started (or the group it leads, which lives on
-        // while any of its nodes does); a stale pid only gets ESRCH.
-        unsafe { libc::kill(if s.group { -s.pid } else { s.pid }, libc::SIGKILL) };
+        // while any of its processes does); a stale pid only gets ESRCH.
+        unsafe { libc::kill(if leads(s) { -s.pid } else { s.pid }, libc::SIGKILL) };
+    }
+    // A killed server takes a moment to unmap its memory: gone before we exit, within
+    // a bound.
+    let deadline = Instant::now() + KILLED_EXIT;
+    for s in servers {
+        while Instant::now() < deadline && (process_alive(s.pid) || group_alive(s.pid)) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         if let Some(dir) = s.dir {
             let _ = std::fs::remove_dir_all(dir);
         }

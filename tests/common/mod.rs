@@ -27,9 +27,23 @@ pub fn spawn_until(
     std::process::Child,
     std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
 ) {
+    spawn_until_in(&std::env::temp_dir(), args, trigger)
+}
+
+/// [`spawn_until`] with `tmp` as the run's temporary directory, where its throw-away
+/// servers' directories are made: apart from those of other tests running at once.
+pub fn spawn_until_in(
+    tmp: &std::path::Path,
+    args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
+    trigger: &str,
+) -> (
+    std::process::Child,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("dbcompare"))
         .args(args)
+        .env("TMPDIR", tmp)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
