@@ -52,8 +52,8 @@ pub(super) fn untrack(id: u64) {
 /// destructors; a normal run stops its servers by dropping them.
 pub fn kill_all() {
     let servers = std::mem::take(&mut *REGISTRY.lock().unwrap_or_else(|e| e.into_inner()));
-    // The whole group where the server leads one: a cluster's nodes, and what a server
-    // forked (Redis's background save outlives its killed parent).
+    // The whole group where the server leads one: a cluster's nodes, and any child a
+    // server forked (a background save or rewrite), which SIGKILL to the parent spares.
     // SAFETY: getpgid(2) on a pid we started; a stale pid only gets ESRCH.
     let leads = |s: &Registered| s.group || unsafe { libc::getpgid(s.pid) } == s.pid;
     for s in &servers {
