@@ -178,8 +178,28 @@ pub fn throwaway(kind: StoreKind, serve: Serve) -> LocalServer {
 }
 
 /// [`start`] for a variant: its durability mode, and its configuration file and settings
-/// after `configs/`'s (see each launcher for how its server takes them).
+/// after `configs/`'s (see each launcher for how its server takes them). A free port can be
+/// taken by another program before the server binds it: then it starts again, in a new
+/// directory on a new port, up to three times in all.
 pub fn start_variant(
+    kind: StoreKind,
+    installation: &Installation,
+    variant: &Variant,
+    dirs: &DataDirs,
+    serve: Serve,
+) -> Result<LocalServer> {
+    let mut attempt = 1;
+    loop {
+        match start_once(kind, installation, variant, dirs, serve) {
+            Err(e) if attempt < 3 && format!("{e:#}").contains("Address already in use") => {
+                attempt += 1;
+            }
+            started => return started,
+        }
+    }
+}
+
+fn start_once(
     kind: StoreKind,
     installation: &Installation,
     variant: &Variant,
